@@ -1,0 +1,432 @@
+"""The batched Hollywood Gin engine: B whole matches at once, as arrays, no loop over the batch.
+
+Usage::
+
+    from hollywood_env import core, Rules
+    state = core.init(batch_size=1024, rules=Rules.preset("hollywood"), seed=0)
+    while not state.done.all():
+        actions = my_policy(state)            # (B,) ints, legal where the game is running
+        state = core.step(state, actions)     # in place; returns the same State
+
+Each game runs a whole match: deal, first-upcard ritual, draw, discard or knock, automatic
+settlement with optimal lay-offs, the wall, the next dealer by the rules, the next deal, until the
+scoresheet says the match is over (``terminated``) or ``max_steps`` decisions were made
+(``truncated``). The action table, phases and hand-end kinds are in :mod:`hollywood_env.actions`.
+
+Illegal actions: :func:`step` checks every running game first and raises ``IllegalActionError``
+(a ``ValueError``) naming the game, the action and the legal actions, before changing anything,
+so no game of the batch is corrupted. Games that are already done ignore their action (any
+value); :func:`reset_games` starts new matches in chosen games (auto-reset in the env layers).
+
+Randomness: game ``i`` of ``init(..., seed=s)`` has the slot seed ``cards.splitmix64(s + i)``
+(or ``seed`` may be an array of B slot seeds); its ``e``-th match has a match seed derived from
+the slot seed and ``e``; every deal of that match is :func:`cards.deal_decks` of the match seed
+and the hand number, and the first dealer is :func:`cards.first_dealer` of the match seed. So a
+game's cards never depend on the rest of the batch.
+
+Rewards: ``state.rewards[:, p]`` is the change, this step, of player ``p``'s scoresheet total
+(column points plus the bonuses of ended games, summed over the columns) — raw and not zero-sum.
+Reward shaping (zero-sum, scaling, modes) belongs to :mod:`hollywood_env.rewards`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import melds as M
+from .actions import (
+    BIG_GIN, DRAW_STOCK, KIND_NONE, KIND_WALL, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
+    PHASE_FIRST_UPCARD, PHASE_GAME_OVER, TAKE_DISCARD, action_name,
+)
+from .cards import CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
+from .rules import Rules, resolve_rules
+from .scoring import BatchScoresheet, settle_hands
+
+CARD_BIT = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+_CARD_BIT_OR_ZERO = np.concatenate([CARD_BIT, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in its game."""
+
+
+@dataclass(eq=False)
+class State:
+    """The state of B matches. All fields are arrays with the batch first.
+
+    Public fields: ``current_player (B,)``, ``legal_action_mask (B, A)``, ``rewards (B, 2)``,
+    ``terminated``, ``truncated``, ``phase``, ``dealer``, the cards (``hands (B, 2)`` 52-bit
+    masks, ``deck``/``stock_pos`` for the stock, ``pile``/``pile_size`` for the discard pile,
+    ``known (B, 2)``: cards each player took from the pile and still holds), the scoresheet
+    (``sheet``) and the events of the last step (``hand_*``, ``games_ended``, ...).
+    """
+
+    rules: Rules
+    max_steps: int | None
+    slot_seed: np.ndarray
+    episode: np.ndarray
+    match_seed: np.ndarray
+    hand_number: np.ndarray
+    deck: np.ndarray
+    stock_pos: np.ndarray
+    hands: np.ndarray
+    pile: np.ndarray
+    pile_size: np.ndarray
+    known: np.ndarray
+    phase: np.ndarray
+    current_player: np.ndarray
+    dealer: np.ndarray
+    taken_card: np.ndarray
+    knock_limit: np.ndarray
+    multiplier: np.ndarray
+    sheet: BatchScoresheet
+    step_count: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    match_winner: np.ndarray
+    rewards: np.ndarray
+    legal_action_mask: np.ndarray
+    # events of the last step
+    hand_ended: np.ndarray
+    hand_kind: np.ndarray
+    hand_knocker: np.ndarray
+    hand_winner: np.ndarray
+    hand_points: np.ndarray
+    knocker_deadwood: np.ndarray
+    defender_deadwood: np.ndarray
+    columns_credited: np.ndarray
+    games_ended: np.ndarray
+    ended_hands: np.ndarray
+    knocker_sets: np.ndarray
+    knocker_runs: np.ndarray
+    defender_sets: np.ndarray
+    defender_runs: np.ndarray
+    laid_off: np.ndarray
+    ended_hand_dealer: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return self.phase.shape[0]
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.terminated | self.truncated
+
+    @property
+    def stock_size(self) -> np.ndarray:
+        return NUM_CARDS - self.stock_pos
+
+    @property
+    def pile_top(self) -> np.ndarray:
+        """Top card of the discard pile, -1 where empty."""
+        idx = np.maximum(self.pile_size - 1, 0)
+        top = self.pile[np.arange(self.batch_size), idx].astype(np.int64)
+        return np.where(self.pile_size > 0, top, -1)
+
+
+def _slot_seeds(seed, batch_size: int) -> np.ndarray:
+    if np.ndim(seed) == 0:
+        base = np.uint64(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0]) if seed is not None else np.uint64(
+            np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        with np.errstate(over="ignore"):
+            return splitmix64(base + np.arange(batch_size, dtype=np.uint64))
+    arr = np.asarray(seed, dtype=np.uint64).reshape(-1)
+    if arr.shape[0] != batch_size:
+        raise ValueError(f"seed must be an int or an array of {batch_size} slot seeds, got shape {np.shape(seed)}")
+    return arr.copy()
+
+
+def slot_seeds(seed, batch_size: int) -> np.ndarray:
+    """The slot seeds ``init`` derives from an int seed (game ``i`` gets element ``i``)."""
+    return _slot_seeds(seed, batch_size)
+
+
+def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps: int | None = None) -> State:
+    """Start ``batch_size`` matches. ``seed``: an int, or an array of per-game slot seeds."""
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    if max_steps is not None and max_steps < 1:
+        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+    rules = resolve_rules(rules)
+    b, c = int(batch_size), rules.columns
+    z = lambda dt=np.int64: np.zeros(b, dtype=dt)  # noqa: E731
+    state = State(
+        rules=rules, max_steps=max_steps,
+        slot_seed=_slot_seeds(seed, b), episode=z(), match_seed=z(np.uint64), hand_number=z(),
+        deck=np.zeros((b, NUM_CARDS), dtype=np.int8), stock_pos=z(), hands=np.zeros((b, 2), dtype=np.uint64),
+        pile=np.zeros((b, NUM_CARDS), dtype=np.int8), pile_size=z(), known=np.zeros((b, 2), dtype=np.uint64),
+        phase=z(np.int8), current_player=z(np.int8), dealer=z(np.int8), taken_card=np.full(b, -1, dtype=np.int64),
+        knock_limit=z(), multiplier=np.ones(b, dtype=np.int64), sheet=BatchScoresheet(b, rules),
+        step_count=z(), terminated=z(bool), truncated=z(bool), match_winner=np.full(b, -1, dtype=np.int8),
+        rewards=np.zeros((b, 2), dtype=np.int64), legal_action_mask=np.zeros((b, NUM_ACTIONS), dtype=bool),
+        hand_ended=z(bool), hand_kind=z(np.int8), hand_knocker=np.full(b, -1, dtype=np.int8),
+        hand_winner=np.full(b, -1, dtype=np.int8), hand_points=z(), knocker_deadwood=z(), defender_deadwood=z(),
+        columns_credited=np.zeros((b, c), dtype=bool), games_ended=np.zeros((b, c), dtype=bool),
+        ended_hands=np.zeros((b, 2), dtype=np.uint64), knocker_sets=z(np.uint64), knocker_runs=z(np.uint64),
+        defender_sets=z(np.uint64), defender_runs=z(np.uint64), laid_off=z(np.uint64), ended_hand_dealer=z(np.int8),
+    )
+    _start_matches(state, np.arange(b))
+    state.legal_action_mask[:] = legal_action_mask(state)
+    return state
+
+
+def reset_games(state: State, games) -> State:
+    """Start new matches in the chosen games (bool mask (B,) or indices); the next match seed of
+    each slot. Their events and rewards are cleared; the other games are untouched."""
+    idx = np.flatnonzero(games) if np.asarray(games).dtype == bool else np.asarray(games, dtype=np.int64)
+    if idx.size == 0:
+        return state
+    state.episode[idx] += 1
+    _start_matches(state, idx)
+    _clear_events(state, idx)
+    state.rewards[idx] = 0
+    state.legal_action_mask[idx] = legal_action_mask(state, idx)
+    return state
+
+
+def _start_matches(state: State, idx: np.ndarray) -> None:
+    with np.errstate(over="ignore"):
+        state.match_seed[idx] = splitmix64(state.slot_seed[idx] ^ (state.episode[idx].astype(np.uint64) * np.uint64(0xA24BAED4963EE407)))
+    state.hand_number[idx] = 0
+    state.sheet.clear(idx)
+    state.step_count[idx] = 0
+    state.terminated[idx] = False
+    state.truncated[idx] = False
+    state.match_winner[idx] = -1
+    state.dealer[idx] = first_dealer(state.match_seed[idx])
+    _deal(state, idx)
+
+
+def _deal(state: State, idx: np.ndarray) -> None:
+    """Deal a new hand in the games ``idx`` (dealer and hand number already set)."""
+    deck = deal_decks(state.match_seed[idx], state.hand_number[idx])
+    state.deck[idx] = deck
+    dealer = state.dealer[idx].astype(np.int64)
+    non_dealer_cards = np.bitwise_or.reduce(CARD_BIT[deck[:, 0:10]], axis=1)
+    dealer_cards = np.bitwise_or.reduce(CARD_BIT[deck[:, 10:20]], axis=1)
+    state.hands[idx, 1 - dealer] = non_dealer_cards
+    state.hands[idx, dealer] = dealer_cards
+    upcard = deck[:, UPCARD_POS].astype(np.int64)
+    state.pile[idx, 0] = upcard
+    state.pile_size[idx] = 1
+    state.stock_pos[idx] = STOCK_START
+    state.known[idx] = 0
+    state.phase[idx] = PHASE_FIRST_UPCARD
+    state.current_player[idx] = 1 - dealer
+    state.taken_card[idx] = -1
+    r = state.rules
+    if r.straight_gin:
+        limit = np.zeros(idx.size, dtype=np.int64)
+    elif r.oklahoma:
+        v = CARD_VALUES[upcard]
+        limit = np.where(v == 1, 0, v)
+    else:
+        limit = np.full(idx.size, r.knock_limit, dtype=np.int64)
+    state.knock_limit[idx] = limit
+    spade = upcard // 13 == 3
+    state.multiplier[idx] = np.where(r.oklahoma & r.oklahoma_spade_doubles & spade, 2, 1)
+
+
+def _clear_events(state: State, idx) -> None:
+    state.hand_ended[idx] = False
+    state.hand_kind[idx] = KIND_NONE
+    state.hand_knocker[idx] = -1
+    state.hand_winner[idx] = -1
+    state.hand_points[idx] = 0
+    state.knocker_deadwood[idx] = 0
+    state.defender_deadwood[idx] = 0
+    state.columns_credited[idx] = False
+    state.games_ended[idx] = False
+
+
+def legal_action_mask(state: State, idx=None) -> np.ndarray:
+    """The legal-action mask of the games ``idx`` (default: all), computed from the state."""
+    if idx is None:
+        idx = np.arange(state.batch_size)
+    phase = state.phase[idx]
+    n = phase.shape[0]
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    first = phase == PHASE_FIRST_UPCARD
+    draw = phase == PHASE_DRAW
+    mask[:, DRAW_STOCK] = draw
+    mask[:, TAKE_DISCARD] = draw | first
+    mask[:, PASS] = first
+    disc = np.flatnonzero(phase == PHASE_DISCARD)
+    if disc.size:
+        g = idx[disc]
+        hand = state.hands[g, state.current_player[g].astype(np.int64)]
+        allowed = hand
+        if state.rules.forbid_discard_of_taken_card:
+            allowed = hand & ~_CARD_BIT_OR_ZERO[state.taken_card[g]]
+        mask[disc, :NUM_CARDS] = M._masks_to_bools(allowed)
+        knock = M.knock_discards(hand, state.knock_limit[g], allowed)
+        if np.any(knock):
+            mask[disc, KNOCK:KNOCK + NUM_CARDS] = M._masks_to_bools(knock)
+        if state.rules.big_gin:
+            maybe = M.unmeldable_value(hand) == 0
+            if np.any(maybe):
+                mask[disc[maybe], BIG_GIN] = M.min_deadwood_masks(hand[maybe]) == 0
+    return mask
+
+
+def _raise_illegal(state: State, actions: np.ndarray, bad: np.ndarray) -> None:
+    g = int(bad[0])
+    a = int(actions[g])
+    legal = np.flatnonzero(state.legal_action_mask[g])
+    try:
+        name = action_name(a)
+    except ValueError:
+        name = "out of range 0..%d" % (NUM_ACTIONS - 1)
+    shown = ", ".join(f"{x} ({action_name(x)})" for x in legal[:20]) + (" ..." if legal.size > 20 else "")
+    more = f" ({bad.size} games had illegal actions; first shown)" if bad.size > 1 else ""
+    raise IllegalActionError(f"illegal action {a} ({name}) in game {g}{more}; legal actions: {shown}")
+
+
+def step(state: State, actions) -> State:
+    """Apply one action per game (ignored in games that are done). In place; returns ``state``."""
+    b = state.batch_size
+    actions = np.asarray(actions)
+    if actions.shape != (b,):
+        raise ValueError(f"actions must have shape ({b},) (one per game), got {actions.shape}")
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
+    actions = actions.astype(np.int64)
+    active = ~(state.terminated | state.truncated)
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    legal = in_range & state.legal_action_mask[np.arange(b), np.where(in_range, actions, 0)]
+    bad = np.flatnonzero(active & ~legal)
+    if bad.size:
+        _raise_illegal(state, actions, bad)
+
+    state.rewards[:] = 0
+    _clear_events(state, slice(None))
+    a = np.where(active, actions, -1)
+    player = state.current_player.astype(np.int64)
+
+    # --- take the top of the pile (first upcard or draw phase) --------------------------------
+    g = np.flatnonzero(a == TAKE_DISCARD)
+    if g.size:
+        p = player[g]
+        top = state.pile[g, state.pile_size[g] - 1].astype(np.int64)
+        state.pile_size[g] -= 1
+        state.hands[g, p] |= CARD_BIT[top]
+        state.known[g, p] |= CARD_BIT[top]
+        state.taken_card[g] = top
+        state.phase[g] = PHASE_DISCARD
+
+    # --- pass the first upcard ------------------------------------------------------------------
+    g = np.flatnonzero(a == PASS)
+    if g.size:
+        non_dealer_passed = player[g] != state.dealer[g]
+        state.current_player[g[non_dealer_passed]] = state.dealer[g[non_dealer_passed]]
+        both = g[~non_dealer_passed]  # the dealer passed too: the non-dealer draws from the stock
+        if both.size:
+            nd = 1 - state.dealer[both].astype(np.int64)
+            state.current_player[both] = nd
+            _draw_stock(state, both, nd)
+
+    # --- draw from the stock --------------------------------------------------------------------
+    g = np.flatnonzero(a == DRAW_STOCK)
+    if g.size:
+        _draw_stock(state, g, player[g])
+
+    # --- discard or knock -----------------------------------------------------------------------
+    g = np.flatnonzero((a >= 0) & (a < DRAW_STOCK))
+    if g.size:
+        p = player[g]
+        card = a[g] % KNOCK
+        bit = CARD_BIT[card]
+        state.hands[g, p] &= ~bit
+        state.known[g, p] &= ~bit
+        state.pile[g, state.pile_size[g]] = card
+        state.pile_size[g] += 1
+        state.taken_card[g] = -1
+        knocked = a[g] >= KNOCK
+        plain = g[~knocked]
+        wall = plain[state.stock_size[plain] == state.rules.wall_stock_size]
+        cont = plain[state.stock_size[plain] != state.rules.wall_stock_size]
+        state.current_player[cont] = 1 - state.current_player[cont]
+        state.phase[cont] = PHASE_DRAW
+        if wall.size:
+            _end_in_wall(state, wall)
+        if np.any(knocked):
+            _settle(state, g[knocked], big_gin=False)
+
+    g = np.flatnonzero(a == BIG_GIN)
+    if g.size:
+        _settle(state, g, big_gin=True)
+
+    # --- step counting and truncation ------------------------------------------------------------
+    state.step_count += active
+    if state.max_steps is not None:
+        cut = active & ~state.terminated & (state.step_count >= state.max_steps)
+        state.truncated |= cut
+    state.legal_action_mask[:] = legal_action_mask(state)
+    state.legal_action_mask[state.terminated | state.truncated] = False
+    return state
+
+
+def _draw_stock(state: State, g: np.ndarray, p: np.ndarray) -> None:
+    card = state.deck[g, state.stock_pos[g]].astype(np.int64)
+    state.stock_pos[g] += 1
+    state.hands[g, p] |= CARD_BIT[card]
+    state.taken_card[g] = -1
+    state.phase[g] = PHASE_DISCARD
+
+
+def _record_ended_hand(state: State, g: np.ndarray) -> None:
+    state.hand_ended[g] = True
+    state.ended_hands[g] = state.hands[g]
+    state.ended_hand_dealer[g] = state.dealer[g]
+
+
+def _end_in_wall(state: State, g: np.ndarray) -> None:
+    _record_ended_hand(state, g)
+    state.hand_kind[g] = KIND_WALL
+    state.knocker_sets[g] = 0
+    state.knocker_runs[g] = 0
+    state.defender_sets[g] = 0
+    state.defender_runs[g] = 0
+    state.laid_off[g] = 0
+    state.hand_number[g] += 1  # the same dealer deals again
+    _deal(state, g)
+
+
+def _settle(state: State, g: np.ndarray, big_gin: bool) -> None:
+    rules = state.rules
+    knocker = state.current_player[g].astype(np.int64)
+    defender = 1 - knocker
+    _record_ended_hand(state, g)
+    s = settle_hands(state.hands[g, knocker], state.hands[g, defender], rules, np.full(g.size, big_gin))
+    points = s.points * state.multiplier[g]
+    winner = np.where(s.knocker_wins, knocker, defender)
+    state.hand_kind[g] = s.kind
+    state.hand_knocker[g] = knocker
+    state.hand_winner[g] = winner
+    state.hand_points[g] = points
+    state.knocker_deadwood[g] = s.knocker_deadwood
+    state.defender_deadwood[g] = s.defender_deadwood
+    state.knocker_sets[g], state.knocker_runs[g] = s.knocker_sets, s.knocker_runs
+    state.defender_sets[g], state.defender_runs[g] = s.defender_sets, s.defender_runs
+    state.laid_off[g] = s.laid_off
+
+    reward, credited, ended = state.sheet.record(g, winner, points)
+    state.rewards[g] += reward
+    state.columns_credited[g] = credited
+    state.games_ended[g] = ended
+
+    nd = rules.next_dealer
+    dealer = state.dealer[g].astype(np.int64)
+    state.dealer[g] = winner if nd == "winner" else (1 - winner if nd == "loser" else 1 - dealer)
+    state.hand_number[g] += 1
+
+    over = state.sheet.match_over(g)
+    finished, going = g[over], g[~over]
+    if finished.size:
+        state.terminated[finished] = True
+        state.phase[finished] = PHASE_GAME_OVER
+        state.match_winner[finished] = state.sheet.match_winner(finished)
+    if going.size:
+        _deal(state, going)

@@ -1,0 +1,373 @@
+"""Melds, deadwood and lay-offs, batched over hands (no Python loop over the batch).
+
+Hands are 52-bit masks (``uint64``, bit ``card``) in the fast paths and ``(N, 52)`` bool arrays
+in the public wrappers. The method:
+
+* A suit is a 13-bit pattern. With sets out of the way, the best use of a suit's cards in runs
+  is every maximal stretch of 3+ consecutive ranks, so ``RUN_VALUE[pattern]`` (8192 entries)
+  gives it in one lookup.
+* Only ranks held 3 or 4 times can form a set; with at most 11 cards there are at most three.
+  Each such rank has 2 choices (no set / the set) when held 3 times and 6 when held 4 times
+  (no set / all four / the four 3-card subsets, whose left-out card stays free for a run).
+  Every hand expands to the product of its choices (usually 1), each choice is scored with four
+  table lookups, and a segmented min picks the best.
+* Knock masks are computed only where they can be true: the cards that fit no meld at all give
+  a lower bound on the deadwood after any discard, which rules out most hands cheaply.
+* Lay-offs: the defender's cards that can reach a knocker's run through its own cards, or are the
+  4th card of a knocker's 3-card set, are the only lay-off candidates; every subset of them that
+  is a legal lay-off (each run card chained to the run through laid-off cards) is tried, and the
+  rest of the hand is scored as above.
+
+Tie-break of the knocker's arrangement (``Rules.knocker_arrangement == "fewest_set_cards"``):
+among minimum-deadwood arrangements, the fewest cards in sets, then the smallest set-card mask
+read as a 52-bit number; runs are maximal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask, mask_to_cards
+
+U64 = np.uint64
+SUIT_BITS = 0x1FFF
+_SHIFTS = [U64(13 * s) for s in range(4)]
+
+# --- 13-bit suit tables --------------------------------------------------------------------
+_P = np.arange(8192, dtype=np.int64)
+_BITS = (_P[:, None] >> np.arange(13)) & 1
+#: value of the cards of a suit pattern
+SUIT_VALUE = (_BITS * RANK_VALUES).sum(axis=1).astype(np.int64)
+_SEG3 = _P & (_P >> 1) & (_P >> 2)
+#: the cards of a suit pattern that lie in a stretch of 3+ consecutive ranks
+RUN_BITS = ((_SEG3 | (_SEG3 << 1) | (_SEG3 << 2)) & SUIT_BITS).astype(np.int64)
+#: the value of those cards: the best a suit can meld in runs alone
+RUN_VALUE = SUIT_VALUE[RUN_BITS]
+#: index of the lowest set bit (for p > 0)
+LOW_BIT_INDEX = np.zeros(8192, dtype=np.int64)
+LOW_BIT_INDEX[1:] = np.array([(p & -p).bit_length() - 1 for p in range(1, 8192)])
+del _P, _BITS, _SEG3
+
+_CARD_BIT = (U64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+_SUIT_OF_CARD = np.arange(NUM_CARDS) // 13
+
+
+def suit_patterns(masks: np.ndarray) -> list[np.ndarray]:
+    """The four 13-bit suit patterns (int64) of each mask."""
+    m = np.asarray(masks, dtype=np.uint64)
+    return [((m >> sh) & U64(SUIT_BITS)).astype(np.int64) for sh in _SHIFTS]
+
+
+def _set_ranks(p):
+    """13-bit masks of the ranks held at least 3 times and 4 times."""
+    p0, p1, p2, p3 = p
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    return three, p0 & p1 & p2 & p3
+
+
+def popcount(masks) -> np.ndarray:
+    return np.bitwise_count(np.asarray(masks, dtype=np.uint64)).astype(np.int64)
+
+
+def hand_values(masks) -> np.ndarray:
+    return sum(SUIT_VALUE[q] for q in suit_patterns(masks))
+
+
+def unmeldable_value(masks) -> np.ndarray:
+    """Value of the cards that fit in no meld at all: a lower bound on deadwood after discards."""
+    p = suit_patterns(masks)
+    three, _ = _set_ranks(p)
+    return sum(SUIT_VALUE[q & ~(RUN_BITS[q] | three)] for q in p)
+
+
+# --- the set-choice expansion ----------------------------------------------------------------
+
+
+def _choice_rows(masks: np.ndarray):
+    """Expand each hand into its set choices and score each choice.
+
+    Returns ``(row_hand, set_mask, deadwood, starts)``: for every row, the index of its hand,
+    the cards in sets (uint64), the deadwood of the best runs with those sets; ``starts[i]`` is
+    the first row of hand ``i`` (rows of one hand are contiguous, in hand order).
+    """
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    n = m.shape[0]
+    p = suit_patterns(m)
+    total = sum(SUIT_VALUE[q] for q in p)
+    three, four = _set_ranks(p)
+    # up to three candidate ranks per hand (at most 11 cards)
+    slot_rank, slot_n = [], []
+    rest = three.copy()
+    for _ in range(3):
+        r = LOW_BIT_INDEX[rest]
+        has = rest != 0
+        slot_rank.append(r)
+        slot_n.append(np.where(has, np.where((four >> r) & 1 == 1, 6, 2), 1))
+        rest = rest & (rest - 1)
+    if np.any(rest):
+        raise ValueError("a hand has more than three ranks held 3+ times; hands of at most 11 cards are supported")
+    nopts = slot_n[0] * slot_n[1] * slot_n[2]
+    if np.all(nopts == 1):  # no sets possible anywhere: one row per hand
+        dw = total - sum(RUN_VALUE[q] for q in p)
+        return np.arange(n), np.zeros(n, dtype=np.uint64), dw, np.arange(n)
+    starts = np.cumsum(nopts) - nopts
+    row_hand = np.repeat(np.arange(n), nopts)
+    opt = np.arange(row_hand.shape[0]) - starts[row_hand]
+    q = [pi[row_hand] for pi in p]
+    set_value = np.zeros(row_hand.shape[0], dtype=np.int64)
+    stride = np.ones(n, dtype=np.int64)
+    for j in range(3):
+        nj = slot_n[j][row_hand]
+        o = (opt // stride[row_hand]) % nj
+        stride = stride * slot_n[j]
+        r = slot_rank[j][row_hand]
+        bit = np.where(o >= 1, np.int64(1) << r, 0)
+        for s in range(4):
+            in_set = (q[s] & bit) != 0
+            in_set &= o != s + 2  # options 2..5 leave suit (o - 2) out of the set
+            q[s] = np.where(in_set, q[s] & ~bit, q[s])
+            set_value += np.where(in_set, RANK_VALUES[r], 0)
+    melded = set_value + sum(RUN_VALUE[qs] for qs in q)
+    dw = total[row_hand] - melded
+    set_mask = np.zeros(row_hand.shape[0], dtype=np.uint64)
+    for s in range(4):
+        removed = (p[s][row_hand] & ~q[s]).astype(np.uint64)
+        set_mask |= removed << _SHIFTS[s]
+    return row_hand, set_mask, dw, starts
+
+
+def min_deadwood_masks(masks: np.ndarray) -> np.ndarray:
+    """Minimum deadwood of each 52-bit hand mask (any size up to 11 cards)."""
+    _, _, dw, starts = _choice_rows(masks)
+    if dw.shape[0] == starts.shape[0]:
+        return dw
+    return np.minimum.reduceat(dw, starts)
+
+
+def _arrangement_key(dw, set_mask):
+    """Sort key of the knocker's tie-break: deadwood, then cards in sets, then the set mask."""
+    return (dw.astype(np.int64) << 56) | (popcount(set_mask) << 52) | set_mask.astype(np.int64)
+
+
+def run_mask_after_sets(masks, set_mask) -> np.ndarray:
+    """The cards melded in (maximal) runs once ``set_mask`` is taken out of the hand."""
+    rest = np.asarray(masks, dtype=np.uint64) & ~np.asarray(set_mask, dtype=np.uint64)
+    out = np.zeros(rest.shape, dtype=np.uint64)
+    for s, q in enumerate(suit_patterns(rest)):
+        out |= RUN_BITS[q].astype(np.uint64) << _SHIFTS[s]
+    return out
+
+
+def best_arrangement_masks(masks: np.ndarray):
+    """``(deadwood, set_mask, run_mask)`` of the tie-broken minimum-deadwood arrangement."""
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    _, set_mask, dw, starts = _choice_rows(m)
+    key = _arrangement_key(dw, set_mask)
+    best = np.minimum.reduceat(key, starts) if key.shape[0] != starts.shape[0] else key
+    best_set = (best & np.int64((1 << 52) - 1)).astype(np.uint64)
+    best_dw = best >> 56
+    return best_dw, best_set, run_mask_after_sets(m, best_set)
+
+
+def min_arrangement_rows(masks: np.ndarray):
+    """All minimum-deadwood set choices: ``(row_hand, set_mask, run_mask, deadwood)``."""
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    row_hand, set_mask, dw, starts = _choice_rows(m)
+    best = np.minimum.reduceat(dw, starts) if dw.shape[0] != starts.shape[0] else dw
+    keep = dw == best[row_hand]
+    row_hand, set_mask, dw = row_hand[keep], set_mask[keep], dw[keep]
+    return row_hand, set_mask, run_mask_after_sets(m[row_hand], set_mask), dw
+
+
+# --- discards and knocking -------------------------------------------------------------------
+
+
+def _expand_discards(masks: np.ndarray, candidates: np.ndarray):
+    """Rows (hand index, card) for every candidate card; the masks without that card."""
+    bools = _masks_to_bools(candidates)
+    hand_idx, card = np.nonzero(bools)
+    reduced = np.asarray(masks, dtype=np.uint64)[hand_idx] & ~_CARD_BIT[card]
+    return hand_idx, card, reduced
+
+
+def _masks_to_bools(masks):
+    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8")
+    return np.unpackbits(m.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :NUM_CARDS].view(bool)
+
+
+def deadwood_after_discard_masks(masks: np.ndarray) -> np.ndarray:
+    """(N, 52) int: min deadwood of the hand without each held card; -1 where not held."""
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    out = np.full((m.shape[0], NUM_CARDS), -1, dtype=np.int64)
+    hand_idx, card, reduced = _expand_discards(m, m)
+    out[hand_idx, card] = min_deadwood_masks(reduced)
+    return out
+
+
+def knock_discards(masks: np.ndarray, limits, allowed: np.ndarray | None = None) -> np.ndarray:
+    """uint64 mask, per hand, of the cards whose discard leaves deadwood <= ``limits``.
+
+    ``allowed`` (uint64 masks, default: the hand) restricts the discards considered. Exact, but
+    only hands that can possibly knock are evaluated in full.
+    """
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    n = m.shape[0]
+    limits = np.broadcast_to(np.asarray(limits, dtype=np.int64), (n,))
+    allowed = m if allowed is None else np.asarray(allowed, dtype=np.uint64) & m
+    out = np.zeros(n, dtype=np.uint64)
+    p = suit_patterns(m)
+    three, _ = _set_ranks(p)
+    loose = [q & ~(RUN_BITS[q] | three) for q in p]
+    loose_value = sum(SUIT_VALUE[q] for q in loose)
+    # discarding the best card (at most 10) can lower the bound by at most 10
+    maybe = np.flatnonzero(loose_value <= limits + 10)
+    if maybe.size == 0:
+        return out
+    loose_mask = np.zeros(maybe.size, dtype=np.uint64)
+    for s in range(4):
+        loose_mask |= loose[s][maybe].astype(np.uint64) << _SHIFTS[s]
+    # lower bound after discarding c: loose value minus c's value when c is loose
+    lb = loose_value[maybe][:, None] - CARD_VALUES[None, :] * _masks_to_bools(loose_mask)
+    cand = _masks_to_bools(allowed[maybe]) & (lb <= limits[maybe][:, None])
+    hand_idx, card = np.nonzero(cand)
+    if hand_idx.size == 0:
+        return out
+    dw = min_deadwood_masks(m[maybe][hand_idx] & ~_CARD_BIT[card])
+    ok = dw <= limits[maybe][hand_idx]
+    np.bitwise_or.at(out, maybe[hand_idx[ok]], _CARD_BIT[card[ok]])
+    return out
+
+
+# --- lay-offs --------------------------------------------------------------------------------
+
+
+def _grow(seed_p, through_p):
+    """Per suit: the cards of ``through_p`` connected to ``seed_p`` by chains of adjacent ranks."""
+    reach = seed_p
+    for _ in range(12):
+        reach = reach | (((reach << 1) | (reach >> 1)) & through_p & SUIT_BITS)
+    return reach & through_p
+
+
+def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run_mask: np.ndarray):
+    """The defender's best lay-offs onto the knocker's melds, with its own melds.
+
+    Returns ``(final_deadwood, laid_off, defender_set_mask, defender_run_mask)``.
+    """
+    d = np.asarray(defender, dtype=np.uint64).reshape(-1)
+    ks = np.asarray(knocker_set_mask, dtype=np.uint64).reshape(-1)
+    kr = np.asarray(knocker_run_mask, dtype=np.uint64).reshape(-1)
+    n = d.shape[0]
+    dp, rp, sp = suit_patterns(d), suit_patterns(kr), suit_patterns(ks)
+    # 4th cards of the knocker's 3-card sets
+    set_three, set_four = _set_ranks(sp)
+    three_only = set_three & ~set_four
+    targets = np.zeros(n, dtype=np.uint64)
+    reach = np.zeros(n, dtype=np.uint64)
+    for s in range(4):
+        missing = three_only & ~sp[s]
+        targets |= (missing & dp[s]).astype(np.uint64) << _SHIFTS[s]
+        ext = _grow(rp[s], dp[s] | rp[s]) & ~rp[s]
+        reach |= ext.astype(np.uint64) << _SHIFTS[s]
+    cand = targets | reach
+    k = popcount(cand)
+    nrows = np.left_shift(1, k)
+    starts = np.cumsum(nrows) - nrows
+    row = np.repeat(np.arange(n), nrows)
+    sub = np.arange(row.shape[0]) - starts[row]
+    # deposit the bits of `sub` onto the candidate cards
+    laid = np.zeros(row.shape[0], dtype=np.uint64)
+    rest = cand[row]
+    for j in range(int(k.max()) if n else 0):
+        low = rest & (~rest + U64(1))
+        take = ((sub >> j) & 1).astype(bool) & (rest != 0)
+        laid |= np.where(take, low, U64(0))
+        rest &= rest - U64(1)
+    # legal: every card not laid on a set is chained to a knocker run through laid-off cards
+    lp, rpr = suit_patterns(laid), [x[row] for x in rp]
+    chained = np.zeros(row.shape[0], dtype=np.uint64)
+    for s in range(4):
+        chained |= (_grow(rpr[s], lp[s] | rpr[s]) & ~rpr[s]).astype(np.uint64) << _SHIFTS[s]
+    valid = (laid & ~(chained | targets[row])) == 0
+    rest_hand = d[row] & ~laid
+    dw = np.where(valid, min_deadwood_masks(rest_hand), 10**6)
+    # the first best row of each hand
+    key = (dw << 20) | sub
+    best = np.minimum.reduceat(key, starts)
+    best_row = starts + (best & ((1 << 20) - 1))
+    laid_best = laid[best_row]
+    final, dset, drun = best_arrangement_masks(d & ~laid_best)
+    return final, laid_best, dset, drun
+
+
+# --- readable wrappers -----------------------------------------------------------------------
+
+
+def _as_masks(hands) -> np.ndarray:
+    hands = np.asarray(hands)
+    if hands.dtype == np.uint64:
+        return hands.reshape(-1)
+    if hands.dtype != bool:
+        raise TypeError(f"hands must be an (N, 52) bool array or uint64 masks, got dtype {hands.dtype}")
+    if hands.ndim == 1:
+        hands = hands[None, :]
+    if hands.ndim != 2 or hands.shape[1] != NUM_CARDS:
+        raise ValueError(f"hands must have shape (N, 52), got {hands.shape}")
+    if np.any(hands.sum(axis=1) > 11):
+        raise ValueError("hands of at most 11 cards are supported")
+    return bools_to_masks(hands)
+
+
+def min_deadwood(hands) -> np.ndarray:
+    """``(N, 52)`` bool hands (or uint64 masks) -> ``(N,)`` minimum deadwood."""
+    return min_deadwood_masks(_as_masks(hands))
+
+
+def deadwood_after_discard(hands) -> np.ndarray:
+    """``(N, 52)`` bool hands -> ``(N, 52)`` min deadwood without each held card, -1 elsewhere."""
+    return deadwood_after_discard_masks(_as_masks(hands))
+
+
+def melds_from_masks(set_mask: int, run_mask: int) -> list[list[int]]:
+    """Split set and run cards into melds: sets by rank, runs as maximal stretches per suit."""
+    melds = []
+    cards = mask_to_cards(set_mask)
+    for rank in range(13):
+        group = [c for c in cards if c % 13 == rank]
+        if group:
+            melds.append(group)
+    run_cards = set(mask_to_cards(run_mask))
+    for suit in range(4):
+        current: list[int] = []
+        for rank in range(14):
+            c = suit * 13 + rank
+            if rank < 13 and c in run_cards:
+                current.append(c)
+            else:
+                if current:
+                    melds.append(current)
+                current = []
+    return melds
+
+
+def best_arrangement(hand) -> tuple[list[list[int]], int]:
+    """The tie-broken minimum-deadwood arrangement of one hand: ``(melds, deadwood)``."""
+    mask = np.array([cards_to_mask(as_card_list(hand))], dtype=np.uint64)
+    dw, s, r = best_arrangement_masks(mask)
+    return melds_from_masks(int(s[0]), int(r[0])), int(dw[0])
+
+
+def layoffs(defender_hand, knocker_melds) -> tuple[int, list[int], list[list[int]]]:
+    """Optimal lay-offs of one defender hand onto the knocker's melds.
+
+    Returns ``(final_deadwood, laid_off_cards, defender_melds)``.
+    """
+    d = np.array([cards_to_mask(as_card_list(defender_hand))], dtype=np.uint64)
+    set_cards, run_cards = [], []
+    for meld in knocker_melds:
+        meld = as_card_list(meld)
+        (set_cards if len({c % 13 for c in meld}) == 1 else run_cards).extend(meld)
+    ks = np.array([cards_to_mask(set_cards)], dtype=np.uint64)
+    kr = np.array([cards_to_mask(run_cards)], dtype=np.uint64)
+    final, laid, dset, drun = layoff_masks(d, ks, kr)
+    return int(final[0]), mask_to_cards(int(laid[0])), melds_from_masks(int(dset[0]), int(drun[0]))
