@@ -59,7 +59,8 @@ class State:
     Public fields: ``current_player (B,)``, ``legal_action_mask (B, A)``, ``rewards (B, 2)``,
     ``terminated``, ``truncated``, ``phase``, ``dealer``, the cards (``hands (B, 2)`` 52-bit
     masks, ``deck``/``stock_pos`` for the stock, ``pile``/``pile_size`` for the discard pile,
-    ``known (B, 2)``: cards each player took from the pile and still holds), the scoresheet
+    ``known (B, 2)``: cards each player took from the pile and still holds, ``discarded (B, 2)``:
+    cards each player discarded this hand), the scoresheet
     (``sheet``) and the events of the last step (``hand_*``, ``games_ended``, ...).
     """
 
@@ -75,6 +76,7 @@ class State:
     pile: np.ndarray
     pile_size: np.ndarray
     known: np.ndarray
+    discarded: np.ndarray
     phase: np.ndarray
     current_player: np.ndarray
     dealer: np.ndarray
@@ -157,6 +159,7 @@ def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps
         slot_seed=_slot_seeds(seed, b), episode=z(), match_seed=z(np.uint64), hand_number=z(),
         deck=np.zeros((b, NUM_CARDS), dtype=np.int8), stock_pos=z(), hands=np.zeros((b, 2), dtype=np.uint64),
         pile=np.zeros((b, NUM_CARDS), dtype=np.int8), pile_size=z(), known=np.zeros((b, 2), dtype=np.uint64),
+        discarded=np.zeros((b, 2), dtype=np.uint64),
         phase=z(np.int8), current_player=z(np.int8), dealer=z(np.int8), taken_card=np.full(b, -1, dtype=np.int64),
         knock_limit=z(), multiplier=np.ones(b, dtype=np.int64), sheet=BatchScoresheet(b, rules),
         step_count=z(), terminated=z(bool), truncated=z(bool), match_winner=np.full(b, -1, dtype=np.int8),
@@ -213,6 +216,7 @@ def _deal(state: State, idx: np.ndarray) -> None:
     state.pile_size[idx] = 1
     state.stock_pos[idx] = STOCK_START
     state.known[idx] = 0
+    state.discarded[idx] = 0
     state.phase[idx] = PHASE_FIRST_UPCARD
     state.current_player[idx] = 1 - dealer
     state.taken_card[idx] = -1
@@ -340,6 +344,7 @@ def step(state: State, actions) -> State:
         bit = CARD_BIT[card]
         state.hands[g, p] &= ~bit
         state.known[g, p] &= ~bit
+        state.discarded[g, p] |= bit
         state.pile[g, state.pile_size[g]] = card
         state.pile_size[g] += 1
         state.taken_card[g] = -1
