@@ -1,0 +1,87 @@
+"""The opponent league of self-play training.
+
+Each game of the training batch gets, at the start of every episode, an opponent drawn with the
+configured weights: the latest policy itself (both seats are then the learner), a frozen past
+snapshot from a bounded pool, or a baseline bot; and, when the opponent is not the learner
+itself, a learner seat drawn uniformly. A snapshot enters the pool only after a gated evaluation
+against the best snapshot so far (see :class:`experiments.schema.LeagueConfig`), so the pool
+cannot silently fill with policies that got worse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.registry import make_agent
+
+SELF = -1  # opponent id of self-play games
+
+
+@dataclass
+class Assignment:
+    opponent: np.ndarray  # (B,) int: SELF, or an index into League.members
+    learner_seat: np.ndarray  # (B,) int 0/1 (both seats learn when opponent == SELF)
+
+
+class League:
+    """Opponents for a batch of games. Every member (bot or snapshot) has a fixed integer id;
+    a snapshot evicted from the pool keeps playing the episodes it was drawn for."""
+
+    def __init__(self, cfg, rules, rng: np.random.Generator):
+        self.cfg = cfg
+        self.rules = rules
+        self.rng = rng
+        self.policies: dict[int, object] = {}
+        self.names: dict[int, str] = {}
+        self.bot_ids: list[int] = []
+        self.snapshot_ids: list[int] = []  # the pool, oldest first
+        for name in cfg.bots:
+            self._add(make_agent(name, rules, seed=np.random.default_rng(rng.integers(2**63))), name, self.bot_ids)
+        self.best = None  # the best snapshot so far (a policy), for gating
+        self.best_name: str | None = None
+
+    def _add(self, policy, name: str, ids: list[int]) -> int:
+        k = len(self.names)
+        self.policies[k], self.names[k] = policy, name
+        ids.append(k)
+        return k
+
+    def add_snapshot(self, policy, name: str) -> None:
+        """Put a promoted snapshot in the pool (evicting the oldest) and make it the best."""
+        self._add(policy, name, self.snapshot_ids)
+        if len(self.snapshot_ids) > self.cfg.pool_size:
+            self.snapshot_ids.pop(0)
+        self.best, self.best_name = policy, name
+
+    def sample(self, n: int) -> Assignment:
+        """Opponents and learner seats for ``n`` new episodes."""
+        w = np.array([self.cfg.self_play_weight,
+                      self.cfg.snapshot_weight if self.snapshot_ids else 0.0,
+                      self.cfg.bot_weight if self.bot_ids else 0.0])
+        if w.sum() <= 0:
+            w = np.array([1.0, 0.0, 0.0])
+        kind = self.rng.choice(3, size=n, p=w / w.sum())
+        opp = np.full(n, SELF, dtype=np.int64)
+        for k, ids in ((1, self.snapshot_ids), (2, self.bot_ids)):
+            rows = kind == k
+            if ids and rows.any():
+                opp[rows] = np.asarray(ids)[self.rng.integers(len(ids), size=int(rows.sum()))]
+        seat = self.rng.integers(2, size=n)
+        return Assignment(opp, seat)
+
+    def act(self, opponent: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions of the league members ``opponent`` (one id per row) on their rows."""
+        actions = np.zeros(opponent.shape[0], dtype=np.int64)
+        for k in np.unique(opponent):
+            rows = np.flatnonzero(opponent == k)
+            actions[rows] = self.policies[int(k)](obs[rows], mask[rows])
+        return actions
+
+    def forget_unused(self, in_use: np.ndarray) -> None:
+        """Drop evicted snapshots that no game plays any more."""
+        keep = set(self.bot_ids) | set(self.snapshot_ids) | {int(k) for k in np.unique(in_use)}
+        for k in list(self.policies):
+            if k not in keep and self.policies[k] is not self.best:
+                del self.policies[k]

@@ -1,0 +1,80 @@
+"""A run folder: TensorBoard events, a JSONL of metrics, the resolved config and checkpoints.
+
+``runs/<name>__<seed>__<time>/`` holds ``config.yaml`` (resolved), ``meta.yaml`` (package version,
+git commit), ``events.out.tfevents.*``, ``metrics.jsonl`` (one JSON object per logging point,
+with ``update`` and ``global_step``) and ``checkpoints/{latest,best}.pt``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+from experiments.config import save_resolved, to_dict
+
+
+def new_run_dir(root: str, name: str, seed: int) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = Path(root) / f"{name}__{seed}__{stamp}"
+    path, k = base, 1
+    while path.exists():
+        path = Path(f"{base}-{k}")
+        k += 1
+    path.mkdir(parents=True)
+    return path
+
+
+def _flatten(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+class RunLogger:
+    """Writes scalars to TensorBoard and to ``metrics.jsonl`` at once."""
+
+    def __init__(self, run_dir: Path, cfg, resume: bool = False):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.run_dir = Path(run_dir)
+        self.cfg = cfg
+        if not resume:
+            save_resolved(cfg, self.run_dir)
+        self.writer = SummaryWriter(str(self.run_dir))
+        self.jsonl = open(self.run_dir / "metrics.jsonl", "a")
+        if not resume:
+            flat = _flatten(to_dict(cfg))
+            table = "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in flat.items())
+            self.writer.add_text("hyperparameters", table)
+
+    def log(self, update: int, global_step: int, scalars: dict) -> None:
+        clean = {k: float(v) for k, v in scalars.items() if v is not None and math.isfinite(float(v))}
+        for k, v in clean.items():
+            self.writer.add_scalar(k, v, global_step)
+        self.jsonl.write(json.dumps({"update": update, "global_step": global_step, **clean}, sort_keys=True) + "\n")
+        self.jsonl.flush()
+
+    def hparams(self, final_metrics: dict) -> None:
+        flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in _flatten(to_dict(self.cfg)).items()}
+        metrics = {f"hparam/{k.replace('/', '_')}": float(v) for k, v in final_metrics.items()}
+        if metrics:
+            self.writer.add_hparams(flat, metrics, run_name="hparams")
+
+    def close(self) -> None:
+        self.writer.flush()
+        self.writer.close()
+        self.jsonl.close()
+
+
+def read_metrics(run_dir: str | Path) -> list[dict]:
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no metrics.jsonl in {run_dir}")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,93 @@
+"""What the PPO and DQN trainers share: seeding, the league's gated promotion, periodic
+evaluation against bots (``eval/*``), Hollywood statistics from rollouts (``hollywood/*``)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from experiments.tournament import play_pairing
+from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
+
+
+def seed_everything(seed: int, torch_threads: int):
+    """The fixed seeding block: Python, numpy and torch, and torch's thread count."""
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(max(1, int(torch_threads)))
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    return np.random.default_rng(seed), torch.Generator().manual_seed(seed)
+
+
+def match_win_rate(result) -> float:
+    """A's share of finished matches (draws count half); per-hand results: of hands won."""
+    if result.per_hand:
+        won, lost = result.a_hands.sum(), result.b_hands.sum()
+        return float(won / max(won + lost, 1))
+    mw = result.match_winner
+    done = mw >= 0
+    return float(((mw[done] == 0) + 0.5 * (mw[done] == 2)).sum() / max(done.sum(), 1))
+
+
+def evaluate_vs_bots(policy, bots, rules, pairs: int, seed: int) -> dict:
+    """``eval/win_rate_vs_<bot>`` (matches), ``eval/points_per_hand_vs_<bot>`` and
+    ``eval/hand_win_rate_vs_<bot>`` from duplicate-deal matches."""
+    out = {}
+    for bot in bots:
+        r = play_pairing(policy, bot, rules, n_pairs=pairs, seed=seed, names=("learner", bot))
+        hands = max(int(r.hands.sum()), 1)
+        decided = max(int(r.a_hands.sum() + r.b_hands.sum()), 1)
+        out[f"eval/win_rate_vs_{bot}"] = match_win_rate(r)
+        out[f"eval/points_per_hand_vs_{bot}"] = float((r.a_points.sum() - r.b_points.sum()) / hands)
+        out[f"eval/hand_win_rate_vs_{bot}"] = float(r.a_hands.sum() / decided)
+    return out
+
+
+def gate(candidate, best, rules, pairs: int, per_hand: bool, seed: int) -> float:
+    """The candidate's win rate against the best snapshot on duplicate deals."""
+    r = play_pairing(candidate, best, rules, n_pairs=pairs, seed=seed, per_hand=per_hand, names=("candidate", "best"))
+    return match_win_rate(r)
+
+
+class HollywoodStats:
+    """Accumulates ``hollywood/*`` statistics from the ``info`` of self-play batch steps."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.hands = self.walls = self.gins = self.knocks = self.undercuts = self.matches = 0
+        self.knock_deadwood = 0.0
+        self.learner_games = self.learner_matches = 0
+
+    def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None):
+        e = info["hand_ended"]
+        if e.any():
+            kind = info["hand_kind"][e]
+            self.hands += int(e.sum())
+            self.walls += int((kind == KIND_WALL).sum())
+            self.gins += int(((kind == KIND_GIN) | (kind == KIND_BIG_GIN)).sum())
+            knocks = (kind == KIND_KNOCK) | (kind == KIND_UNDERCUT)
+            self.knocks += int(knocks.sum())
+            self.undercuts += int((kind == KIND_UNDERCUT).sum())
+            self.knock_deadwood += float(info["knocker_deadwood"][e][knocks].sum())
+        self.matches += int(ended_matches.sum())
+        if learner_games_won is not None and learner_games_won.size:
+            self.learner_games += int(learner_games_won.sum())
+            self.learner_matches += int(learner_games_won.size)
+
+    def scalars(self) -> dict:
+        decided = self.hands - self.walls
+        out = {
+            "hollywood/gin_rate": self.gins / decided if decided else None,
+            "hollywood/undercut_rate": self.undercuts / self.knocks if self.knocks else None,
+            "hollywood/knock_deadwood": self.knock_deadwood / self.knocks if self.knocks else None,
+            "hollywood/wall_rate": self.walls / self.hands if self.hands else None,
+            "hollywood/hands_per_match": self.hands / self.matches if self.matches else None,
+            "hollywood/games_won": self.learner_games / self.learner_matches if self.learner_matches else None,
+        }
+        return out
