@@ -27,6 +27,10 @@ Choices where the rule book is silent (documented once, here)
   after a wall the same dealer deals again under every option (RULES.md 2.7).
 * Rewards (``last_rewards``) are the change of each player's grand total (columns + settled
   bonuses); they are not zero-sum (the loser's box bonuses are paid when a game ends).
+* The defender's melds in a :class:`HandResult` are laid out like the knocker's (touching runs
+  merged); after a gin or big gin they are the defender's ``fewest_set_cards`` layout.
+* Big gin is offered whenever the 11 cards have 0 deadwood, alongside any gin knock; it is
+  never offered in the first-upcard or draw phases (a player holds 10 cards there).
 """
 
 from __future__ import annotations
@@ -149,7 +153,9 @@ def arrangements(cards) -> list[list[Meld]]:
                 found.extend([m] + tail for tail in search(after))
         return found
 
-    return search(tuple(cards))
+    # a card that is in no meld is unmelded in every arrangement: search over the others only
+    in_some_meld = {c for m in melds for c in m}
+    return search(tuple(c for c in cards if c in in_some_meld))
 
 
 def unmelded(cards, arrangement) -> list[int]:
@@ -541,6 +547,7 @@ class ReferenceGame:
             res = HandResult(kind, knocker, knocker, d_d + bonus, 0, d_d, kmelds, dmelds, [])
         else:
             d_d, laid, dmelds = brute_layoff(dcards, kmelds)
+            dmelds = layout(dmelds)  # the defender lays runs out whole too
             if d_d <= d_k:
                 res = HandResult("undercut", knocker, defender, d_k - d_d + r.undercut_bonus,
                                  d_k, d_d, kmelds, dmelds, laid)
