@@ -288,8 +288,14 @@ def _raise_illegal(state: State, actions: np.ndarray, bad: np.ndarray) -> None:
     raise IllegalActionError(f"illegal action {a} ({name}) in game {g}{more}; legal actions: {shown}")
 
 
-def step(state: State, actions) -> State:
-    """Apply one action per game (ignored in games that are done). In place; returns ``state``."""
+def step(state: State, actions, games=None) -> State:
+    """Apply one action per game. In place; returns ``state``.
+
+    ``games`` (optional, bool ``(B,)`` or indices) steps only those games; the others, and games
+    that are done, ignore their action (any value) and keep their state and legal masks. After
+    the call, ``rewards`` and the event fields describe this step: all zero for games that did
+    not step.
+    """
     b = state.batch_size
     actions = np.asarray(actions)
     if actions.shape != (b,):
@@ -298,6 +304,10 @@ def step(state: State, actions) -> State:
         raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
     actions = actions.astype(np.int64)
     active = ~(state.terminated | state.truncated)
+    if games is not None:
+        sel = np.zeros(b, dtype=bool)
+        sel[games] = True
+        active &= sel
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
     legal = in_range & state.legal_action_mask[np.arange(b), np.where(in_range, actions, 0)]
     bad = np.flatnonzero(active & ~legal)
@@ -368,8 +378,10 @@ def step(state: State, actions) -> State:
     if state.max_steps is not None:
         cut = active & ~state.terminated & (state.step_count >= state.max_steps)
         state.truncated |= cut
-    state.legal_action_mask[:] = legal_action_mask(state)
-    state.legal_action_mask[state.terminated | state.truncated] = False
+    stepped = np.flatnonzero(active) if games is not None else np.arange(b)
+    mask = legal_action_mask(state, stepped)
+    mask[(state.terminated | state.truncated)[stepped]] = False
+    state.legal_action_mask[stepped] = mask
     return state
 
 

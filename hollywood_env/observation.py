@@ -33,7 +33,6 @@ import numpy as np
 
 from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import NUM_CARDS
-from .melds import _masks_to_bools
 from .rules import Rules
 
 HAND = slice(0, 52)
@@ -60,50 +59,134 @@ def sheet_slice(rules: Rules) -> slice:
     return slice(SHEET_START, observation_size(rules))
 
 
-def encode(state, viewer=None, games=None) -> np.ndarray:
-    """Observations ``(n, D)`` of the games ``games`` (default all) seen by ``viewer``
-    (``(n,)`` players; default: the player to act)."""
-    b = state.batch_size
-    g = np.arange(b) if games is None else np.asarray(games, dtype=np.int64)
-    n = g.shape[0]
-    me = (state.current_player[g] if viewer is None else np.broadcast_to(np.asarray(viewer), (n,))).astype(np.int64)
+_CARD_BIT_OR_ZERO = np.concatenate([(np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)), np.zeros(1, dtype=np.uint64)])
+#: _DEPTH[n, i] = (i + 1) / n as float32 (the PILE value of the i-th card of a pile of n)
+_DEPTH = ((np.arange(NUM_CARDS)[None, :] + 1) / np.maximum(np.arange(NUM_CARDS + 1), 1)[:, None]).astype(np.float32)
+
+
+_UNPACK_SHAPE = (6, 64)
+
+
+def encode_one(state, game: int = 0, viewer: int | None = None) -> np.ndarray:
+    """The observation ``(D,)`` of one game seen by ``viewer`` (default: the player to act).
+    Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game."""
+    g = int(game)
+    me = int(state.current_player[g]) if viewer is None else int(viewer)
     opp = 1 - me
     rules = state.rules
-    out = np.zeros((n, observation_size(rules)), dtype=np.float32)
-    planes = np.stack([state.hands[g, me], state.known[g, opp], state.discarded[g, opp], state.discarded[g, me]], axis=1)
-    bits = _masks_to_bools(planes.reshape(-1)).reshape(n, 4, NUM_CARDS)
-    out[:, HAND] = bits[:, 0]
-    out[:, OPP_KNOWN] = bits[:, 1]
-    out[:, OPP_DISCARDED] = bits[:, 2]
-    out[:, OWN_DISCARDED] = bits[:, 3]
-    size = state.pile_size[g]
-    pos = np.arange(NUM_CARDS)
-    valid = pos[None, :] < size[:, None]
-    cols = np.where(valid, state.pile[g].astype(np.int64), NUM_CARDS)
-    depth = np.zeros((n, NUM_CARDS + 1), dtype=np.float32)
-    np.put_along_axis(depth, cols, ((pos[None, :] + 1) / np.maximum(size, 1)[:, None]).astype(np.float32), axis=1)
-    out[:, PILE] = depth[:, :NUM_CARDS]
-    has_top = size > 0
-    top = state.pile[g, np.maximum(size - 1, 0)].astype(np.int64)
-    rows = np.flatnonzero(has_top)
-    out[rows, PILE_TOP.start + top[rows]] = 1.0
-    out[:, STOCK] = (NUM_CARDS - state.stock_pos[g]) / 31.0
-    phase = state.phase[g]
+    c = rules.columns
+    out = np.zeros(SHEET_START + SHEET_FEATURES * c, dtype=np.float32)
+    size = int(state.pile_size[g])
+    hands, known, discarded = state.hands[g], state.known[g], state.discarded[g]
+    planes = np.array([hands[me], _CARD_BIT_OR_ZERO[state.pile[g, size - 1] if size > 0 else NUM_CARDS], 0,
+                       known[opp], discarded[opp], discarded[me]], dtype="<u8")
+    bits = np.unpackbits(planes.view(np.uint8), bitorder="little").reshape(_UNPACK_SHAPE)
+    out[:PILE_TOP.start + 5 * NUM_CARDS].reshape(6, NUM_CARDS)[...] = bits[:, :NUM_CARDS]
+    if size > 0:
+        out[PILE.start + state.pile[g, :size].astype(np.intp)] = _DEPTH[size, :size]
+    out[STOCK] = (NUM_CARDS - int(state.stock_pos[g])) / 31.0
+    phase = int(state.phase[g])
+    if phase == PHASE_FIRST_UPCARD:
+        out[PHASE.start] = 1.0
+    elif phase == PHASE_DRAW:
+        out[PHASE.start + 1] = 1.0
+    elif phase == PHASE_DISCARD:
+        out[PHASE.start + 2] = 1.0
+    out[IS_DEALER] = int(state.dealer[g]) == me
+    out[KNOCK_LIMIT] = int(state.knock_limit[g]) / 10.0
+    out[DOUBLED] = int(state.multiplier[g]) > 1
+    out[HAND_NUMBER] = min(int(state.hand_number[g]), 100) / 100.0
+    sheet = state.sheet
+    sh = out[SHEET_START:].reshape(c, SHEET_FEATURES)
+    cols, opened, scored = sheet.columns[g], sheet.opened[g], sheet.hands_scored[g]
+    gw = sheet.game_winner[g]
+    sh[:, 0] = cols[me] / rules.target
+    sh[:, 1] = cols[opp] / rules.target
+    sh[:, 2] = opened[me]
+    sh[:, 3] = opened[opp]
+    sh[:, 4] = gw >= 0
+    sh[:, 5] = gw == me
+    sh[:, 6] = gw == opp
+    sh[:, 7] = scored[me] / 10.0
+    sh[:, 8] = scored[opp] / 10.0
+    return out
+
+
+def encode(state, viewer=None, games=None) -> np.ndarray:
+    """Observations ``(n, D)`` of the games ``games`` (default all) seen by ``viewer``
+    (``(n,)`` players or one player; default: the player to act)."""
+    b = state.batch_size
+    if games is None:
+        sel, n = slice(None), b
+        cur = state.current_player
+    else:
+        sel = np.asarray(games, dtype=np.int64).reshape(-1)
+        n = sel.shape[0]
+        cur = state.current_player[sel]
+    me = (cur if viewer is None else np.broadcast_to(np.asarray(viewer), (n,))).astype(np.int64)
+    opp = 1 - me
+    rows = np.arange(n)
+    rules = state.rules
+    d = observation_size(rules)
+    # one spare element at the end absorbs the scatter of the pile's unused slots
+    buf = np.empty(n * d + 1, dtype=np.float32)
+    out = buf[: n * d].reshape(n, d)
+    if n == 0:
+        return out
+
+    # the six 52-card planes: five bit planes, the PILE plane (index 2) filled below
+    size = state.pile_size[sel]
+    pile = state.pile[sel]
+    top = pile[rows, np.maximum(size - 1, 0)].astype(np.int64)
+    top[size <= 0] = NUM_CARDS
+    hands, known, discarded = state.hands[sel], state.known[sel], state.discarded[sel]
+    planes = np.empty((n, 6), dtype=np.uint64)
+    planes[:, 0] = hands[rows, me]
+    planes[:, 1] = _CARD_BIT_OR_ZERO[top]
+    planes[:, 2] = 0
+    planes[:, 3] = known[rows, opp]
+    planes[:, 4] = discarded[rows, opp]
+    planes[:, 5] = discarded[rows, me]
+    bits = np.unpackbits(planes.view(np.uint8).reshape(n, 6, 8), axis=2, bitorder="little")
+    out[:, :PILE_TOP.start + 5 * NUM_CARDS].reshape(n, 6, NUM_CARDS)[...] = bits[:, :, :NUM_CARDS]
+
+    # PILE: scatter (i + 1) / n to the card at depth i; the slots past the pile go to the spare
+    m = int(size.max())
+    if m > 0:
+        flat = pile[:, :m] + (rows * d + PILE.start)[:, None]
+        flat[np.arange(m)[None, :] >= size[:, None]] = n * d
+        buf[flat] = _DEPTH[size, :m]
+
+    out[:, STOCK] = (NUM_CARDS - state.stock_pos[sel]) / 31.0
+    phase = state.phase[sel]
     out[:, PHASE.start] = phase == PHASE_FIRST_UPCARD
     out[:, PHASE.start + 1] = phase == PHASE_DRAW
     out[:, PHASE.start + 2] = phase == PHASE_DISCARD
-    out[:, IS_DEALER] = state.dealer[g] == me
-    out[:, KNOCK_LIMIT] = state.knock_limit[g] / 10.0
-    out[:, DOUBLED] = state.multiplier[g] > 1
-    out[:, HAND_NUMBER] = np.minimum(state.hand_number[g], 100) / 100.0
+    out[:, IS_DEALER] = state.dealer[sel] == me
+    out[:, KNOCK_LIMIT] = state.knock_limit[sel] / 10.0
+    out[:, DOUBLED] = state.multiplier[sel] > 1
+    out[:, HAND_NUMBER] = np.minimum(state.hand_number[sel], 100) / 100.0
+
     sheet = state.sheet
-    cols_me, cols_opp = sheet.columns[g, me], sheet.columns[g, opp]
-    gw = sheet.game_winner[g]
-    feats = np.stack([
-        cols_me / rules.target, cols_opp / rules.target,
-        sheet.opened[g, me], sheet.opened[g, opp],
-        gw >= 0, gw == me[:, None], gw == opp[:, None],
-        sheet.hands_scored[g, me] / 10.0, sheet.hands_scored[g, opp] / 10.0,
-    ], axis=2)  # (n, C, 9)
-    out[:, SHEET_START:] = feats.reshape(n, -1)
+    c = rules.columns
+    sh = out[:, SHEET_START:].reshape(n, c, SHEET_FEATURES)
+    cols, opened, scored = sheet.columns[sel], sheet.opened[sel], sheet.hands_scored[sel]
+    gw = sheet.game_winner[sel]
+    first = (me == 0)[:, None]  # the viewer's row of the (n, 2, C) sheet arrays is 0 or 1
+
+    def own(x):
+        return np.where(first, x[:, 0], x[:, 1])
+
+    def other(x):
+        return np.where(first, x[:, 1], x[:, 0])
+
+    sh[:, :, 0] = own(cols) / rules.target
+    sh[:, :, 1] = other(cols) / rules.target
+    sh[:, :, 2] = own(opened)
+    sh[:, :, 3] = other(opened)
+    sh[:, :, 4] = gw >= 0
+    sh[:, :, 5] = gw == me[:, None]
+    sh[:, :, 6] = gw == opp[:, None]
+    sh[:, :, 7] = own(scored) / 10.0
+    sh[:, :, 8] = other(scored) / 10.0
     return out

@@ -7,7 +7,7 @@ a preset (:meth:`Rules.preset`). The defaults are the ``hollywood`` preset.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 _CHOICES = {

@@ -1,0 +1,117 @@
+"""Environment throughput, measured in one run, on one process (numpy, single-threaded).
+
+* vector env: :class:`hollywood_env.HollywoodGinVectorEnv` with observation encoding and the
+  default random opponent; the learner plays uniformly random legal actions from
+  ``info["action_mask"]``. Learner steps/s = num_envs x vector steps / s (each learner step
+  includes the opponent's replies and the auto-resets). "env only" leaves out the time spent
+  choosing the learner's actions.
+* self-play batch: :class:`hollywood_env.SelfPlayBatch`, random legal actions for both seats
+  (decisions/s).
+* AEC env: ``hollywood_env.env()`` (with PettingZoo's wrappers) and ``raw_env``, random legal
+  actions from the observation's mask, the usual ``agent_iter`` / ``last`` / ``step`` loop,
+  resetting after every match. Steps/s = decisions/s.
+
+Usage: ``python benchmarks/env_throughput.py [--seconds 3] [--sizes 1024 4096]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import hollywood_env as H  # noqa: E402
+from hollywood_env.aec_env import raw_env  # noqa: E402
+from hollywood_env.selfplay import random_legal_actions  # noqa: E402
+
+
+def bench_vector(num_envs: int, seconds: float, rules: str) -> tuple[float, float]:
+    env = H.HollywoodGinVectorEnv(num_envs, rules=rules, seed=0)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    for _ in range(10):  # warm up
+        obs, r, term, trunc, info = env.step(random_legal_actions(info["action_mask"], rng))
+    steps, env_time = 0, 0.0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = random_legal_actions(info["action_mask"], rng)
+        t = time.perf_counter()
+        obs, r, term, trunc, info = env.step(actions)
+        env_time += time.perf_counter() - t
+        steps += 1
+    total = time.perf_counter() - start
+    return num_envs * steps / total, num_envs * steps / env_time
+
+
+def bench_selfplay(num_games: int, seconds: float, rules: str) -> float:
+    batch = H.SelfPlayBatch(num_games, rules=rules, seed=0)
+    rng = np.random.default_rng(0)
+    obs, mask, player = batch.reset()
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        obs, mask, player, r, term, trunc, info = batch.step(random_legal_actions(mask, rng))
+        steps += 1
+    return num_games * steps / (time.perf_counter() - start)
+
+
+def bench_aec(make, seconds: float) -> float:
+    env = make()
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(legal.size)])
+            env.step(action)
+            steps += 1
+            if steps % 1000 == 0 and time.perf_counter() - start >= seconds:
+                break
+        else:
+            env.reset()
+            continue
+        break
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1024, 4096], help="vector env sizes")
+    parser.add_argument("--rules", default="hollywood", help="rules preset")
+    args = parser.parse_args()
+
+    rows = []
+    for n in args.sizes:
+        total, env_only = bench_vector(n, args.seconds, args.rules)
+        rows.append((f"vector env, random opponent, num_envs={n}", "learner steps/s", total, env_only, 500_000 if n == 4096 else None))
+    for n in args.sizes:
+        rows.append((f"self-play batch, num_games={n}", "decisions/s", bench_selfplay(n, args.seconds, args.rules), None, None))
+    rows.append(("AEC env: hollywood_env.env() (wrapped)", "steps/s", bench_aec(lambda: H.env(rules=args.rules), args.seconds), None, 20_000))
+    rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, None))
+
+    print(f"numpy {np.__version__}, Python {platform.python_version()}, {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} CPUs visible; rules {args.rules}; {args.seconds:g} s per row")
+    head = f"| {'environment':<46} | {'unit':<15} | {'throughput':>12} | {'env only':>12} | {'target':>9} |"
+    print(head)
+    print("|" + "|".join("-" * (len(c) ) for c in head.split("|")[1:-1]) + "|")
+    for name, unit, value, env_only, target in rows:
+        eo = f"{env_only:>12,.0f}" if env_only is not None else f"{'':>12}"
+        tg = f"{target:>9,}" if target else f"{'':>9}"
+        print(f"| {name:<46} | {unit:<15} | {value:>12,.0f} | {eo} | {tg} |")
+
+
+if __name__ == "__main__":
+    main()

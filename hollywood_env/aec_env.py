@@ -1,0 +1,258 @@
+"""PettingZoo AEC environment: two-player Hollywood Gin over the batched core (a batch of one).
+
+Usage::
+
+    import hollywood_env
+    env = hollywood_env.env(rules="hollywood", reward="hollywood", render_mode="ansi")
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else policy(obs["observation"], obs["action_mask"])
+        env.step(action)
+
+Agents ``player_0`` and ``player_1`` (core seats 0 and 1); the agent to act is the core's
+``current_player``. Actions: ``Discrete(108)`` (:mod:`hollywood_env.actions`).
+
+Observation: ``Dict(observation=Box(D,) float32, action_mask=Box(108,) int8)``. ``observe(agent)``
+is that agent's own view; ``action_mask`` is the legal actions for the agent to act and all 0
+for the other one (and once the episode is over). The observation holds public information
+and the agent's own cards only (``D = 320 + 9 C``, 347 for three columns):
+
+=========================  ========  =============================================================
+slice                      size      content
+=========================  ========  =============================================================
+``HAND``                   52        1 for each card in the viewer's hand
+``PILE_TOP``               52        one-hot top card of the discard pile (all 0 if empty)
+``PILE``                   52        cards in the discard pile, valued by depth: ``(i + 1) / n``
+                                     for the ``i``-th card from the bottom of a pile of ``n``
+``OPP_KNOWN``              52        cards the opponent took from the pile and still holds
+``OPP_DISCARDED``          52        cards the opponent discarded this hand
+``OWN_DISCARDED``          52        cards the viewer discarded this hand
+``STOCK``                  1         cards left in the stock / 31
+``PHASE``                  3         one-hot: first upcard, draw, discard
+``IS_DEALER``              1         1 if the viewer dealt this hand
+``KNOCK_LIMIT``            1         knock limit in force / 10 (0: gin only)
+``DOUBLED``                1         1 if this hand's score is doubled (Oklahoma spade)
+``HAND_NUMBER``            1         deals so far in this match / 100 (capped at 1)
+``SHEET``                  9 * C     per column k: own points / target, opponent's / target,
+                                     own opened, opponent opened, game ended, won by viewer,
+                                     won by opponent, own hands credited / 10, opponent's / 10
+=========================  ========  =============================================================
+
+Rewards: zero-sum, shaped by :mod:`hollywood_env.rewards` (``reward=`` a mode name or a
+:class:`~hollywood_env.rewards.RewardConfig`; default ``"hollywood"``: the change of the
+scoresheet totals / 100). Both agents get their rewards at the step that scores (a hand's end,
+a game's end); they accumulate in ``_cumulative_rewards`` until the agent acts, as PettingZoo
+expects. The reward config is kept across every ``reset``, seeded or not.
+
+Episodes: a whole match (terminated when the match ends, truncated after ``max_steps`` decisions
+of the match), or with ``per_hand_episodes=True`` one hand (terminated when the hand ends, walls
+included); the next ``reset()`` without a seed then continues the same match with its next hand,
+or starts a new match if it ended. ``reset(seed=s)`` always starts a new match from seed ``s``;
+its cards equal game 0 of a vector env or self-play batch seeded ``s``.
+
+Infos: when a hand ends, both agents' info dicts get the report of
+:func:`hollywood_env.render.hand_summary` (``hand_ended``, ``kind``, ``winner``, ``knocker``,
+``points``, ``knocker_deadwood``, ``defender_deadwood``, ``columns_credited``, ``games_ended``,
+``match_over``, ``match_winner``, the hands, melds and lay-offs); an agent's info is cleared when
+it acts.
+
+Illegal actions: :class:`raw_env` raises ``IllegalActionError`` (a ``ValueError``) naming the
+agent, the action and the legal actions; :func:`env` wraps it in PettingZoo's classic wrappers
+(``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends the game with -1 for the
+offender and a warning; ``AssertOutOfBoundsWrapper``; ``OrderEnforcingWrapper``).
+
+Rendering: ``render_mode="ansi"`` returns the text of :func:`hollywood_env.render.render_state`
+(the hand of the agent to act grouped in melds, deadwood, discard top, stock size, the
+scoresheet, and after a hand's end both hands, melds, lay-offs and the score);
+``"human"`` prints it after every step.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import core
+from .actions import NUM_ACTIONS, action_name
+from .observation import encode_one
+from .render import hand_summary, render_state
+from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
+from .rules import Rules, resolve_rules
+from .selfplay import slot_seeds_for
+from .vector_env import observation_space_for
+
+__all__ = ["env", "raw_env", "IllegalActionError"]
+
+IllegalActionError = core.IllegalActionError
+
+_STEPPED = np.ones(1, dtype=bool)
+
+
+def env(**kwargs):
+    """The AEC env wrapped in PettingZoo's classic wrappers (see the module docstring)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """Hollywood Gin for two agents (see the module docstring).
+
+    Keyword arguments: ``rules`` (a :class:`Rules`, a preset name or a dict), ``reward`` (a mode
+    name or a :class:`RewardConfig`), ``max_steps`` (decisions per match before truncation,
+    default 5000; None: no limit), ``per_hand_episodes`` (overrides the reward config's field),
+    ``render_mode`` (None, ``"ansi"`` or ``"human"``).
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "hollywood_gin_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, rules: Rules | str | None = None, reward: RewardConfig | str | None = None,
+                 max_steps: int | None = 5000, per_hand_episodes: bool | None = None,
+                 render_mode: str | None = None):
+        EzPickle.__init__(self, rules=rules, reward=reward, max_steps=max_steps,
+                          per_hand_episodes=per_hand_episodes, render_mode=render_mode)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+        self.rules = resolve_rules(rules)
+        self.reward_config = resolve_reward(reward, per_hand_episodes)
+        self.max_steps = max_steps
+        self.render_mode = render_mode
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = self.possible_agents[:]
+        self._names = tuple(self.possible_agents)
+        obs_box = observation_space_for(self.rules, max_steps)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs_box,
+                            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8)})
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state: core.State | None = None
+        self._next_hand = False
+        self._last_summary: dict | None = None
+        self._obs_cache: dict = {}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # --- PettingZoo API -----------------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        if seed is not None or self.state is None:
+            self.state = core.init(1, self.rules, seed=slot_seeds_for(seed, 1), max_steps=self.max_steps)
+        else:
+            st = self.state
+            if not (self._next_hand and not st.terminated[0] and not st.truncated[0]):
+                core.reset_games(st, np.ones(1, dtype=bool))
+        self._next_hand = False
+        self._last_summary = None
+        self._obs_cache = {}
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self._names[int(self.state.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        obs = self._obs_cache.get(agent)
+        if obs is None:
+            p = self._names.index(agent)
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+                mask[self.state.legal_action_mask[0]] = 1
+            obs = {"observation": encode_one(self.state, 0, p), "action_mask": mask}
+            self._obs_cache[agent] = obs
+        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            self._obs_cache = {}
+            return
+        a = self._check_action(agent, action)
+        st = self.state
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        core.step(st, np.array([a], dtype=np.int64))
+        self._obs_cache = {}
+        r = shaped_rewards(st, self.reward_config, _STEPPED)[0]
+        self.rewards = {self._names[0]: float(r[0]), self._names[1]: float(r[1])}
+        summary = hand_summary(st, 0, self._names) if st.hand_ended[0] else None
+        self._last_summary = summary
+        if summary is not None:
+            for name in self.agents:
+                self.infos[name] = copy.deepcopy(summary)
+        terminated, truncated = episode_ends(st, self.reward_config)
+        if terminated[0] or truncated[0]:
+            self._next_hand = bool(terminated[0] and not st.terminated[0] and not st.truncated[0])
+            self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
+            self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
+        self._accumulate_rewards()
+        self.agent_selection = self._names[int(st.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
+            return None
+        if self.state is None:
+            text = "(call reset() first)"
+        else:
+            viewer = self._names.index(self.agent_selection)
+            text = render_state(self.state, 0, viewer=viewer, names=self._names, summary=self._last_summary)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # --- internals ----------------------------------------------------------------------------
+    def _check_action(self, agent, action) -> int:
+        if action is None:
+            raise ValueError(f"{agent} is to act: an action in 0..{NUM_ACTIONS - 1} is expected, got None")
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            a = int(action)
+        else:
+            arr = np.asarray(action)
+            if arr.size != 1 or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != bool):
+                raise TypeError(f"an action must be one integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+            a = int(arr.reshape(-1)[0])
+        mask = self.state.legal_action_mask[0]
+        if not (0 <= a < NUM_ACTIONS) or not mask[a]:
+            name = action_name(a) if 0 <= a < NUM_ACTIONS else f"out of range 0..{NUM_ACTIONS - 1}"
+            legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(mask))
+            raise IllegalActionError(f"illegal action {a} ({name}) for {agent}; legal actions: {legal or 'none'}")
+        return a

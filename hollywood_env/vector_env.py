@@ -1,0 +1,448 @@
+"""Gymnasium environments: a native vector env over the batched core, and a single-agent env.
+
+:class:`HollywoodGinVectorEnv` runs ``num_envs`` matches as one batch of the core (no per-env
+Python objects). In env ``i`` the learner plays seat ``i % 2`` (both seats are learned) and an
+*opponent* policy plays the other seat: any batched callable ``opponent(observations (n, D),
+masks (n, 108)) -> actions (n,)``, by default :class:`~hollywood_env.selfplay.RandomOpponent`
+(uniformly random legal moves, seeded from the env seed). After the learner's action, the env
+plays the opponent's moves until it is the learner's turn again or the episode ends; the
+learner's reward of a step is the sum of its shaped rewards over all those moves.
+
+* observation: ``Box(D,)`` float32, the learner's view (layout: :mod:`hollywood_env.observation`,
+  table below); never any hidden card. Action: ``Discrete(108)`` (:mod:`hollywood_env.actions`).
+* action mask: ``info["action_mask"]`` ``(num_envs, 108)`` bool and :meth:`action_masks`
+  (what sb3-contrib's ``MaskablePPO`` calls). For an env whose episode has just ended every
+  action is accepted (and ignored at its auto-reset), so its mask is all True.
+* rewards: zero-sum shaping of :mod:`hollywood_env.rewards` (``reward=``, default
+  ``"hollywood"``), the learner's seat.
+* auto-reset: Gymnasium's ``NEXT_STEP`` mode (``metadata["autoreset_mode"]``), as in
+  :class:`~hollywood_env.selfplay.SelfPlayBatch`: the step after an episode ended ignores that
+  env's action and returns the first observation of its next episode with reward 0.
+* opponent moves during a reset: when the opponent moves first, its moves are played during the
+  reset; a reward they earn (only possible in whole-match mode, e.g. a hand the opponent ends
+  before the learner's first decision) is added to the learner's next step reward. An episode
+  that ends before the learner's first decision (e.g. ``per_hand_episodes`` and the opponent
+  knocks on its first turn) is skipped: the env starts the next one at once.
+* seeds: ``reset(seed=s)`` gives env ``i`` the cards of game ``i`` of ``core.init(num_envs,
+  seed=s)``; env 0 plays exactly the cards of the AEC env seeded ``s`` (a list of ``num_envs``
+  seeds seeds env ``i`` like an AEC env seeded ``seed[i]``). The default opponent is reseeded
+  from ``s``. A reset without a seed starts the next matches of the same slots.
+
+:class:`HollywoodGinEnv` (registered as ``"HollywoodGin-v0"``) is the single-agent
+``gymnasium.Env`` over a vector env of one: ``Box`` observations plus ``info["action_mask"]``.
+By default an illegal action ends its episode with reward ``illegal_reward`` (-1) and
+``info["illegal_action"] = True`` (as PettingZoo's illegal-move wrapper does), so that
+``gymnasium.utils.env_checker.check_env`` can step it with random actions;
+``illegal_action="raise"`` raises instead.
+
+Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three columns):
+
+=========================  ========  =============================================================
+slice                      size      content
+=========================  ========  =============================================================
+``HAND``                   52        1 for each card in the viewer's hand
+``PILE_TOP``               52        one-hot top card of the discard pile (all 0 if empty)
+``PILE``                   52        cards in the discard pile, valued by depth: ``(i + 1) / n``
+                                     for the ``i``-th card from the bottom of a pile of ``n``
+``OPP_KNOWN``              52        cards the opponent took from the pile and still holds
+``OPP_DISCARDED``          52        cards the opponent discarded this hand
+``OWN_DISCARDED``          52        cards the viewer discarded this hand
+``STOCK``                  1         cards left in the stock / 31
+``PHASE``                  3         one-hot: first upcard, draw, discard
+``IS_DEALER``              1         1 if the viewer dealt this hand
+``KNOCK_LIMIT``            1         knock limit in force / 10 (0: gin only)
+``DOUBLED``                1         1 if this hand's score is doubled (Oklahoma spade)
+``HAND_NUMBER``            1         deals so far in this match / 100 (capped at 1)
+``SHEET``                  9 * C     per column k: own points / target, opponent's / target,
+                                     own opened, opponent opened, game ended, won by viewer,
+                                     won by opponent, own hands credited / 10, opponent's / 10
+=========================  ========  =============================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import core
+from .actions import NUM_ACTIONS, action_name
+from .observation import KNOCK_LIMIT, SHEET_START, encode, observation_size
+from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
+from .rules import Rules, resolve_rules
+from .selfplay import RandomOpponent, _check_actions, public_masks, slot_seeds_for, step_games
+
+__all__ = ["HollywoodGinVectorEnv", "HollywoodGinEnv", "observation_space_for", "IllegalActionError"]
+
+IllegalActionError = core.IllegalActionError
+
+Opponent = Callable[[np.ndarray | None, np.ndarray], np.ndarray]
+
+
+def observation_bounds(rules: Rules, max_steps: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 bounds of the observation vector under ``rules``."""
+    d = observation_size(rules)
+    low = np.zeros(d, dtype=np.float32)
+    high = np.ones(d, dtype=np.float32)
+    high[KNOCK_LIMIT] = max(1.0, rules.knock_limit / 10.0)
+    # a column below the target gets at most one more hand: 2 (Oklahoma) x (100 deadwood + bonus)
+    bonus = max(rules.gin_bonus, rules.undercut_bonus, rules.big_gin_bonus if rules.big_gin else 0)
+    max_points = 2 * (100 + bonus)
+    points_high = (rules.target - 1 + max_points) / rules.target
+    # every credited hand adds at least 1 point when no bonus can be 0 (then a column holds at
+    # most `target` hands); otherwise bound it by the number of decisions
+    bonuses = [rules.gin_bonus, rules.undercut_bonus] + ([rules.big_gin_bonus] if rules.big_gin else [])
+    if min(bonuses) >= 1:
+        hands_high = rules.target / 10.0
+    else:
+        hands_high = (max_steps if max_steps is not None else 10**6) / 10.0
+    sheet = np.tile(np.array([points_high, points_high, 1, 1, 1, 1, 1, hands_high, hands_high], dtype=np.float32),
+                    rules.columns)
+    high[SHEET_START:] = sheet
+    return low, high
+
+
+def observation_space_for(rules: Rules, max_steps: int | None = None) -> spaces.Box:
+    """The ``Box`` of one observation vector."""
+    low, high = observation_bounds(rules, max_steps)
+    return spaces.Box(low=low, high=high, dtype=np.float32)
+
+
+def _resolve_opponent(opponent, seed) -> Any:
+    if opponent is None or (isinstance(opponent, str) and opponent == "random"):
+        return RandomOpponent(seed)
+    if isinstance(opponent, str):
+        raise ValueError(f"unknown opponent {opponent!r}: pass 'random' or a callable "
+                         "(observations (n, D), masks (n, 108)) -> actions (n,)")
+    if not callable(opponent):
+        raise TypeError(f"opponent must be a callable (observations, masks) -> actions, got {type(opponent).__name__}")
+    return opponent
+
+
+def _legal_list(mask_row: np.ndarray) -> str:
+    legal = np.flatnonzero(mask_row)
+    shown = ", ".join(f"{a} ({action_name(a)})" for a in legal[:20])
+    return shown + (" ..." if legal.size > 20 else "") if legal.size else "none"
+
+
+def _describe(a: int) -> str:
+    return action_name(a) if 0 <= a < NUM_ACTIONS else f"out of range 0..{NUM_ACTIONS - 1}"
+
+
+class HollywoodGinVectorEnv(VectorEnv):
+    """``num_envs`` Hollywood Gin matches against a batched opponent (see the module docstring).
+
+    Arguments: ``num_envs``; ``opponent`` (None or ``"random"``: uniformly random legal moves;
+    or a callable ``(observations (n, D) float32 or None, masks (n, 108) bool) -> (n,) actions``;
+    a callable with ``uses_observations = False`` is passed ``None`` instead of observations; one
+    with a ``seed(s)`` method is reseeded on seeded resets); ``rules`` (Rules, preset name or
+    dict); ``reward`` (RewardConfig or mode name); ``seed`` (used by the first reset when it gets
+    none); ``max_steps`` (decisions per match, both players, before truncation; None: none);
+    ``per_hand_episodes`` (overrides the reward config's field).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi"], "name": "hollywood_gin_v0"}
+
+    def __init__(self, num_envs: int = 1, opponent: Opponent | str | None = None, rules: Rules | str | None = None,
+                 reward: RewardConfig | str | None = None, seed=None, max_steps: int | None = 5000,
+                 per_hand_episodes: bool | None = None, render_mode: str | None = None):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.num_envs = int(num_envs)
+        self.rules = resolve_rules(rules)
+        self.reward_config = resolve_reward(reward, per_hand_episodes)
+        self.max_steps = max_steps
+        self.render_mode = render_mode
+        self._seed = seed
+        slot_seeds_for(seed, self.num_envs)  # validate now
+        self.opponent = _resolve_opponent(opponent, seed)
+        self.single_observation_space = observation_space_for(self.rules, max_steps)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        #: the learner's seat in each env
+        self.learner_seat = (np.arange(self.num_envs) % 2).astype(np.int64)
+        self.state: core.State | None = None
+        n = self.num_envs
+        self._rows = np.arange(n)
+        self._waiting = np.zeros(n, dtype=bool)  # episode ended: auto-reset at the next step
+        self._next_hand = np.zeros(n, dtype=bool)  # ... continuing with the next hand of the match
+        self._pending = np.zeros(n, dtype=np.float64)  # learner rewards earned during a reset
+
+    # --- Gymnasium API ------------------------------------------------------------------------
+    def reset(self, *, seed=None, options: dict[str, Any] | None = None):
+        """Start new episodes in every env (see the module docstring for seeds)."""
+        if seed is not None:
+            if isinstance(seed, (int, np.integer)):
+                super().reset(seed=int(seed))
+            else:
+                self._np_random, self._np_random_seed = np.random.default_rng(list(seed)), -1
+        if seed is not None or self.state is None:
+            s = seed if seed is not None else self._seed
+            self.state = core.init(self.num_envs, self.rules, seed=slot_seeds_for(s, self.num_envs),
+                                   max_steps=self.max_steps)
+            if s is not None and hasattr(self.opponent, "seed") and callable(self.opponent.seed):
+                self.opponent.seed(s)
+            self._next_hand[:] = False
+            begin = np.zeros(self.num_envs, dtype=bool)  # fresh matches: nothing to reset
+        else:
+            begin = np.ones(self.num_envs, dtype=bool)
+        self._waiting[:] = False
+        self._start_episodes(np.ones(self.num_envs, dtype=bool), begin)
+        obs = self._observe()
+        return obs, self._info(np.zeros(self.num_envs, dtype=np.int64))
+
+    def step(self, actions):
+        """Learner actions ``(num_envs,)``; returns ``(obs, rewards, terminated, truncated, info)``."""
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        st = self.state
+        n = self.num_envs
+        actions = _check_actions(actions, n, "env")
+        waiting = self._waiting
+        acting = ~waiting
+        # the learner's legality, checked here to name the env
+        ok = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = ok & st.legal_action_mask[self._rows, np.where(ok, actions, 0)]
+        bad = np.flatnonzero(acting & ~legal)
+        if bad.size:
+            i = int(bad[0])
+            a = int(actions[i])
+            more = f" ({bad.size} envs had illegal actions; the first is shown)" if bad.size > 1 else ""
+            raise IllegalActionError(
+                f"illegal action {a} ({_describe(a)}) for the learner in env {i}{more}; "
+                f"legal actions: {_legal_list(st.legal_action_mask[i])}")
+        reward = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        hands = np.zeros(n, dtype=np.int64)
+        # the learner's move (the waiting envs are held) ...
+        stepped = step_games(st, actions, acting)
+        self._collect(stepped, reward, terminated, truncated, hands)
+        # ... the NEXT_STEP auto-reset of the envs whose episode ended at the last step ...
+        if waiting.any():
+            self._begin(waiting)
+        # ... then the opponent's moves until the learner's turn, in both kinds of env at once
+        self._opponent_moves((acting & ~terminated & ~truncated) | waiting, reward, terminated, truncated, hands)
+        self._next_hand[acting] = terminated[acting] & ~st.terminated[acting] & ~st.truncated[acting]
+        reward[acting] += self._pending[acting]
+        self._pending[acting] = 0.0
+        if waiting.any():
+            self._finish_start(waiting, reward, terminated, truncated)
+            hands[waiting] = 0
+        self._waiting = terminated | truncated
+        obs = self._observe()
+        info = self._info(hands)
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 108)`` bool: the learner's legal actions (all True where the episode has
+        ended and the env waits for its auto-reset)."""
+        return public_masks(self.state, self._waiting)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi')")
+            return None
+        from .render import render_state
+        return tuple(render_state(self.state, i, viewer=int(self.learner_seat[i]), title=f"env {i}")
+                     for i in range(min(self.num_envs, 4)))
+
+    # --- internals ----------------------------------------------------------------------------
+    def _observe(self) -> np.ndarray:
+        return encode(self.state, self.learner_seat)
+
+    def _info(self, hands: np.ndarray) -> dict:
+        return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat.copy(), "hands_ended": hands}
+
+    def _collect(self, stepped, reward, terminated, truncated, hands) -> None:
+        """Add the learner's rewards and the episode ends of the last core step."""
+        st = self.state
+        if not stepped.any():
+            return
+        r = shaped_rewards(st, self.reward_config, stepped)
+        reward += np.where(stepped, r[self._rows, self.learner_seat], 0.0)
+        t, tr = episode_ends(st, self.reward_config)
+        terminated |= t & stepped
+        truncated |= tr & stepped & ~terminated
+        hands += st.hand_ended & stepped
+
+    def _opponent_moves(self, live, reward, terminated, truncated, hands) -> None:
+        """Play the opponent in the ``live`` envs until the learner is to move or the episode ends."""
+        st = self.state
+        seat = self.learner_seat
+        uses_obs = getattr(self.opponent, "uses_observations", True)
+        live = live.copy()
+        while True:
+            todo = live & (st.current_player != seat) & ~st.terminated & ~st.truncated
+            idx = np.flatnonzero(todo)
+            if idx.size == 0:
+                return
+            masks = st.legal_action_mask[idx]
+            obs = encode(st, None, idx) if uses_obs else None
+            acts = np.asarray(self.opponent(obs, masks))
+            if acts.shape != (idx.size,):
+                raise ValueError(f"the opponent must return one action per env it is asked about: expected shape "
+                                 f"({idx.size},), got {acts.shape}")
+            acts = acts.astype(np.int64)
+            ok = (acts >= 0) & (acts < NUM_ACTIONS)
+            legal = ok & masks[np.arange(idx.size), np.where(ok, acts, 0)]
+            if not legal.all():
+                j = int(np.flatnonzero(~legal)[0])
+                a = int(acts[j])
+                raise IllegalActionError(f"the opponent played the illegal action {a} ({_describe(a)}) in env "
+                                         f"{int(idx[j])}; legal actions: {_legal_list(masks[j])}")
+            full = np.zeros(self.num_envs, dtype=np.int64)
+            full[idx] = acts
+            stepped = step_games(st, full, todo)
+            self._collect(stepped, reward, terminated, truncated, hands)
+            live &= ~(terminated | truncated)
+
+    def _begin(self, games: np.ndarray) -> None:
+        """Start the next episode's core game in ``games``: continue with the next hand (per-hand
+        episodes of a running match) or start a new match."""
+        st = self.state
+        cont = games & self._next_hand & ~st.terminated & ~st.truncated
+        new = games & ~cont
+        if new.any():
+            core.reset_games(st, new)
+        self._next_hand[games] = False
+
+    def _finish_start(self, games, reward, terminated, truncated) -> None:
+        """After the opponent's moves in freshly started ``games``: keep their rewards for the
+        learner's next step, and skip (restart) the episodes that ended before the learner's
+        first decision. Clears their entries of ``reward``, ``terminated``, ``truncated``."""
+        st = self.state
+        ended = games & (terminated | truncated)
+        ok = games & ~ended
+        self._pending[ok] = reward[ok]
+        reward[games] = 0.0
+        if ended.any():
+            self._next_hand[ended] = terminated[ended] & ~st.terminated[ended] & ~st.truncated[ended]
+            self._start_episodes(ended, ended)
+        terminated[games] = False
+        truncated[games] = False
+
+    def _start_episodes(self, games: np.ndarray, begin: np.ndarray) -> None:
+        """Start the next episode in ``games`` (``begin``: those whose core game must first be
+        reset or continued), then play the opponent until the learner's first decision; an
+        episode that ends before it is skipped."""
+        n = self.num_envs
+        todo = games.copy()
+        begin = begin.copy()
+        for _ in range(1000):
+            if begin.any():
+                self._begin(begin)
+            reward = np.zeros(n)
+            terminated = np.zeros(n, dtype=bool)
+            truncated = np.zeros(n, dtype=bool)
+            self._opponent_moves(todo, reward, terminated, truncated, np.zeros(n, dtype=np.int64))
+            ended = todo & (terminated | truncated)
+            ok = todo & ~ended
+            self._pending[ok] = reward[ok]
+            if not ended.any():
+                return
+            # the learner never got to act in these episodes: skip them
+            st = self.state
+            self._next_hand[ended] = terminated[ended] & ~st.terminated[ended] & ~st.truncated[ended]
+            todo = ended
+            begin = ended.copy()
+        raise RuntimeError("could not start an episode in which the learner gets to act in 1000 tries "
+                           f"(max_steps={self.max_steps} may be too small)")
+
+
+class HollywoodGinEnv(gymnasium.Env):
+    """Single-agent Hollywood Gin against an opponent policy: a :class:`HollywoodGinVectorEnv`
+    of one env, learner in seat 0 (``learner_seat`` to change it). Observation ``Box``; the
+    legal actions are in ``info["action_mask"]`` ``(108,)`` bool and :meth:`action_masks`.
+
+    ``illegal_action``: ``"terminate"`` (default; the episode ends with ``illegal_reward`` and
+    ``info["illegal_action"] = True``) or ``"raise"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1, "name": "hollywood_gin_v0"}
+
+    def __init__(self, opponent: Opponent | str | None = None, rules: Rules | str | None = None,
+                 reward: RewardConfig | str | None = None, max_steps: int | None = 5000,
+                 per_hand_episodes: bool | None = None, render_mode: str | None = None,
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0, learner_seat: int = 0,
+                 seed=None):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        if learner_seat not in (0, 1):
+            raise ValueError(f"learner_seat must be 0 or 1, got {learner_seat!r}")
+        self.venv = HollywoodGinVectorEnv(1, opponent=opponent, rules=rules, reward=reward, seed=seed,
+                                          max_steps=max_steps, per_hand_episodes=per_hand_episodes)
+        self.venv.learner_seat[:] = learner_seat
+        self.observation_space = self.venv.single_observation_space
+        self.action_space = self.venv.single_action_space
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self._ended = False
+
+    @property
+    def rules(self) -> Rules:
+        return self.venv.rules
+
+    @property
+    def reward_config(self) -> RewardConfig:
+        return self.venv.reward_config
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        obs, info = self.venv.reset(seed=seed)
+        self._ended = False
+        if self.render_mode == "human":
+            self.render()
+        return obs[0], self._info(info)
+
+    def step(self, action):
+        if self._ended:
+            raise RuntimeError("the episode has ended: call reset() before step()")
+        a = np.asarray(action)
+        if a.size != 1:
+            raise ValueError(f"one action is expected, got shape {a.shape}")
+        mask = self.venv.action_masks()[0]
+        a_int = int(a.reshape(-1)[0]) if np.issubdtype(a.dtype, np.integer) else None
+        if self.illegal_action == "terminate" and (a_int is None or not 0 <= a_int < NUM_ACTIONS or not mask[a_int]):
+            gymnasium.logger.warn(f"illegal action {a.reshape(-1)[0]!r}: the episode ends with reward {self.illegal_reward}")
+            self._ended = True
+            obs = self.venv._observe()[0]
+            info = {"action_mask": np.ones(NUM_ACTIONS, dtype=bool), "illegal_action": True, "hands_ended": 0}
+            return obs, self.illegal_reward, True, False, info
+        obs, rew, term, trunc, info = self.venv.step(a.reshape(1))
+        self._ended = bool(term[0] or trunc[0])
+        if self.render_mode == "human":
+            self.render()
+        return obs[0], float(rew[0]), bool(term[0]), bool(trunc[0]), self._info(info)
+
+    def action_masks(self) -> np.ndarray:
+        return self.venv.action_masks()[0]
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
+            return None
+        from .render import render_state
+        text = render_state(self.venv.state, 0, viewer=int(self.venv.learner_seat[0]))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _info(self, vinfo: dict) -> dict:
+        return {"action_mask": vinfo["action_mask"][0].copy(), "hands_ended": int(vinfo["hands_ended"][0])}
+
+    def close(self):
+        pass
