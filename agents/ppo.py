@@ -26,6 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.features import VERSION as FEATURES_VERSION
+from agents.features import NUM_FEATURES, augment
 from agents.networks import ActorCritic, MaskedCategorical
 
 
@@ -62,10 +64,16 @@ class PPOConfig:
 
 
 class PPOPolicy:
-    """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled)."""
+    """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
 
-    def __init__(self, net: ActorCritic, greedy: bool = True, seed=None, device: str = "cpu", name: str = "ppo"):
+    The network reads the observation with the derived features of :mod:`agents.features`
+    appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``).
+    """
+
+    def __init__(self, net: ActorCritic, greedy: bool = True, seed=None, device: str = "cpu", name: str = "ppo",
+                 forbid_taken: bool = True):
         self.net = net.to(device).eval()
+        self.forbid_taken = forbid_taken
         self.greedy = greedy
         self.device = device
         self.name = name
@@ -73,10 +81,10 @@ class PPOPolicy:
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] != self.net.obs_dim:
+        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
             raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
-                             f"{self.net.obs_dim} (trained with other rules?)")
-        o = torch.as_tensor(obs, device=self.device)
+                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
+        o = torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device)
         m = torch.as_tensor(mask, device=self.device)
         logits, _ = self.net(o)
         dist = MaskedCategorical(logits, m)
@@ -86,9 +94,12 @@ class PPOPolicy:
     @classmethod
     def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
         ckpt = load_checkpoint(path, expect_algo="ppo")
+        if ckpt.get("features") != FEATURES_VERSION:
+            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
         net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
         net.load_state_dict(ckpt["model"])
-        return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}")
+        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
+        return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}", forbid_taken=forbid)
 
 
 def load_checkpoint(path, expect_algo: str | None = None) -> dict:
@@ -125,7 +136,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     rules, reward = cfg.env.make_rules(), cfg.env.make_reward()
     B, T = pc.num_games, pc.num_steps
     batch = SelfPlayBatch(B, rules, reward, seed=cfg.seed, max_steps=cfg.env.max_steps)
-    obs_dim = batch.observation_size
+    obs_dim = batch.observation_size + NUM_FEATURES
+    forbid = rules.forbid_discard_of_taken_card
     net = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=pc.lr, eps=1e-5)
     league = League(cfg.league, rules, rng)
@@ -135,12 +147,12 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     def snapshot(name: str) -> "PPOPolicy":
         frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
-        return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name)
+        return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
     def save(path: Path, update: int, snapshots=True) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         torch.save({
-            "algo": "ppo", "model": net.state_dict(), "obs_dim": obs_dim, "num_actions": NUM_ACTIONS,
+            "algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim, "num_actions": NUM_ACTIONS,
             "hidden": list(pc.hidden), "rules": rules.to_dict(), "config": to_dict(cfg), "update": update,
             "global_step": global_step, "optimizer": optimizer.state_dict(),
             "torch_generator": gen.get_state(), "numpy_rng": rng.bit_generator.state,
@@ -159,7 +171,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         for name, sd in ckpt["league"]:
             frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
             frozen.load_state_dict(sd)
-            league.add_snapshot(PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name), name)
+            league.add_snapshot(PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name,
+                                          forbid_taken=forbid), name)
 
     # rollout storage (T, B, ...)
     obs_buf = torch.zeros((T, B, obs_dim), dtype=torch.float32)
@@ -192,15 +205,15 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
             opp_rows = np.flatnonzero(~waiting & ~learner)
             lr_rows = np.flatnonzero(learner)
             actions = np.zeros(B, dtype=np.int64)
-            obs_t = torch.from_numpy(obs)
-            mask_t = torch.from_numpy(mask)
-            obs_buf[t] = obs_t
-            mask_buf[t] = mask_t
             if lr_rows.size:
                 with torch.no_grad():
                     idx = torch.from_numpy(lr_rows)
-                    logits, value = net(obs_t[idx].to(device))
-                    dist = MaskedCategorical(logits, mask_t[idx].to(device))
+                    x = torch.from_numpy(augment(obs[lr_rows], mask[lr_rows], forbid))
+                    m = torch.from_numpy(mask[lr_rows])
+                    obs_buf[t, idx] = x
+                    mask_buf[t, idx] = m
+                    logits, value = net(x.to(device))
+                    dist = MaskedCategorical(logits, m.to(device))
                     a = dist.sample(gen).cpu()
                     logp_buf[t, idx] = dist.log_prob(a.to(device)).cpu()
                     act_buf[t, idx] = a
@@ -352,7 +365,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
 
         ec = cfg.eval
         if (ec.every and update % ec.every == 0) or update == num_updates:
-            policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed)
+            policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid)
             metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
         logger.log(update, global_step, metrics)
         if update % cfg.log.checkpoint_every == 0 or update == num_updates:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents.features import NUM_FEATURES
 from agents.networks import ActorCritic, MaskedCategorical
 from agents.ppo import PPOPolicy, load_checkpoint
 from experiments.config import load_config
@@ -43,7 +44,7 @@ def test_masked_categorical_never_samples_illegal_actions():
 
 
 def test_policy_plays_only_legal_actions_in_the_engine():
-    net = ActorCritic(347, 108, (16,))
+    net = ActorCritic(347 + NUM_FEATURES, 108, (16,))
     policy = PPOPolicy(net, greedy=False, seed=0)
     state = core.init(64, "hollywood", seed=0)
     for _ in range(200):

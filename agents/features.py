@@ -1,0 +1,60 @@
+"""Derived features for the learning agents, computed from the observation and the legal mask.
+
+The environment's observation is the raw public state (:mod:`hollywood_env.observation`). A
+network can learn melds from the 52-card hand plane, but slowly; these features hand it what
+every Gin player computes at a glance. They use only the viewer's own hand, the top of the pile
+and the legal mask, so they leak nothing.
+
+================  ====  ==========================================================================
+feature           size  content
+================  ====  ==========================================================================
+``MELDED``        52    1 for each card of the hand in its best (minimum-deadwood) arrangement
+``DISCARD_VALUE`` 52    discard phase: ``1 - d / 100`` for each legal discard, ``d`` the minimum
+                        deadwood of the 10 cards left (so a gin discard is 1.0); 0 elsewhere
+``DEADWOOD``      1     minimum deadwood of the hand / 100
+``TAKE_DEADWOOD`` 1     draw and first-upcard phases: the best deadwood reachable by taking the top
+                        of the pile and discarding (not that card, when the rules forbid it),
+                        / 100; 0 in the discard phase
+================  ====  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hollywood_env import melds as M
+from hollywood_env import observation as O
+from hollywood_env.cards import NUM_CARDS, bools_to_masks
+
+NUM_FEATURES = 2 * NUM_CARDS + 2
+VERSION = "hand_v1"
+
+
+def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.ndarray:
+    """``(n, D)`` observations -> ``(n, D + NUM_FEATURES)`` float32 with the features appended."""
+    n = obs.shape[0]
+    out = np.zeros((n, obs.shape[1] + NUM_FEATURES), dtype=np.float32)
+    out[:, : obs.shape[1]] = obs
+    if n == 0:
+        return out
+    f = out[:, obs.shape[1]:]
+    hand_bools = obs[:, O.HAND] > 0
+    hands = bools_to_masks(hand_bools)
+    dw, sets, runs = M.best_arrangement_masks(hands)
+    f[:, :NUM_CARDS] = M._masks_to_bools(sets | runs)
+    f[:, 2 * NUM_CARDS] = dw / 100.0
+    discard = np.flatnonzero(obs[:, O.PHASE.start + 2] > 0)
+    if discard.size:
+        after = M.deadwood_after_discard_masks(hands[discard])
+        legal = mask[discard, :NUM_CARDS]
+        f[discard, NUM_CARDS: 2 * NUM_CARDS] = np.where(legal & (after >= 0), 1.0 - after / 100.0, 0.0)
+    top_plane = obs[:, O.PILE_TOP] > 0
+    drawing = np.flatnonzero((obs[:, O.PHASE.start + 2] == 0) & top_plane.any(axis=1))
+    if drawing.size:
+        top = bools_to_masks(top_plane[drawing])
+        after = M.deadwood_after_discard_masks(hands[drawing] | top).astype(np.float64)
+        after[after < 0] = np.inf
+        if forbid_taken:
+            after[top_plane[drawing]] = np.inf
+        f[drawing, 2 * NUM_CARDS + 1] = after.min(axis=1) / 100.0
+    return out
