@@ -5,13 +5,14 @@ Unknown keys and values of the wrong type are errors (see :mod:`experiments.conf
 
 .. code-block:: yaml
 
-    algo: ppo
+    algo: ppo            # ppo | dqn
     seed: 0
     device: cpu          # cpu | cuda
     torch_threads: 2
     total_steps: 2000000 # learner decisions
     env:    {rules: hollywood, reward: hollywood, max_steps: 3000, ...}
     ppo:    {num_games: 512, num_steps: 64, lr: 0.00025, ...}      # agents/ppo.py PPOConfig
+    dqn:    {num_games: 128, num_steps: 16, n_step: 3, ...}        # agents/dqn.py DQNConfig
     league: {self_play_weight: 0.5, snapshot_weight: 0.25, bot_weight: 0.25, bots: [random, simple]}
     eval:   {every: 20, pairs: 100, bots: [random, simple]}
     log:    {root: runs, name: ppo_hollywood, checkpoint_every: 10}
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.dqn import DQNConfig
 from agents.ppo import PPOConfig
 
 
@@ -102,13 +104,14 @@ class TrainConfig:
     total_steps: int = 1_000_000  # learner decisions
     env: EnvConfig = field(default_factory=EnvConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    dqn: DQNConfig = field(default_factory=DQNConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     log: LogConfig = field(default_factory=LogConfig)
 
     def __post_init__(self):
-        if self.algo not in ("ppo",):
-            raise ValueError(f"algo must be 'ppo', got {self.algo!r}")
+        if self.algo not in ("ppo", "dqn"):
+            raise ValueError(f"algo must be 'ppo' or 'dqn', got {self.algo!r}")
         if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {self.device!r}")
         if self.total_steps < 1:

@@ -29,6 +29,9 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
     if cfg.algo == "ppo":
         from agents.ppo import train
         per_update = cfg.ppo.num_games * cfg.ppo.num_steps
+    elif cfg.algo == "dqn":  # an update: num_steps batch steps of num_games games, then gradient steps
+        from agents.dqn import train
+        per_update = cfg.dqn.num_games * cfg.dqn.num_steps
     else:  # pragma: no cover - the schema rejects other values
         raise ConfigError(f"unknown algo {cfg.algo!r}")
     total_updates = max(1, cfg.total_steps // per_update)

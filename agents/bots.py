@@ -1,0 +1,504 @@
+"""Baseline bots, batched: each is a policy ``(observations (n, D) float32, masks (n, 108) bool)
+-> actions (n,) int64`` with no Python loop over the rows.
+
+A bot knows the rules it plays (``Bot(rules=..., seed=...)``) and reads everything from the
+observation layout of :mod:`hollywood_env.observation` (its hand, the discard pile, the cards the
+opponent took and discarded, the stock size, the knock limit in force, the scoresheet) and from
+the legal-action mask (the phase, which discards and knocks are legal, hence the card just taken
+from the pile when its discard is forbidden). They never see the state itself, so they plug into
+the PettingZoo / Gymnasium layers as they are.
+
+============  =================================================================================
+name          play
+============  =================================================================================
+``random``    uniform over the legal actions
+``simple``    OpenSpiel's simple Gin Rummy bot (:class:`SimpleBot`)
+``neller``    the EAAI Gin Rummy challenge's ``SimpleGinRummyPlayer`` (:class:`NellerBot`)
+``hollywood`` our scoresheet-aware heuristic (:class:`HollywoodBot`)
+============  =================================================================================
+
+Rows whose mask has no legal action (a finished game) get action 0; callers ignore it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from hollywood_env import melds as M
+from hollywood_env import observation as O
+from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
+from hollywood_env.cards import CARD_VALUES, NUM_CARDS, bools_to_masks, masks_to_bools
+from hollywood_env.rules import Rules, resolve_rules
+
+__all__ = ["Bot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode"]
+
+U64 = np.uint64
+CARD_BIT = (U64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+RANK = np.arange(NUM_CARDS) % 13
+SUIT = np.arange(NUM_CARDS) // 13
+VALUE = CARD_VALUES.astype(np.int64)
+_SUIT_BITS = U64(0x1FFF)
+_SHIFTS = [U64(13 * s) for s in range(4)]
+_RANK_ROWS = np.array([(np.uint64(1) << np.uint64(r)) * U64(1 + (1 << 13) + (1 << 26) + (1 << 39)) for r in range(13)],
+                      dtype=np.uint64)  # all four cards of each rank
+
+
+def _bits(masks: np.ndarray) -> np.ndarray:
+    """(n,) uint64 -> (n, 52) bool."""
+    return masks_to_bools(masks)
+
+
+def _pc(masks) -> np.ndarray:
+    return M.popcount(masks)
+
+
+def _to_generator(seed) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+# --- reading the observation ----------------------------------------------------------------
+
+
+@dataclass
+class View:
+    """What a bot reads from ``(obs, mask)``, as arrays over the n rows.
+
+    Card sets are uint64 52-bit masks. ``pile`` includes ``top``; ``top`` is -1 on an empty pile.
+    ``take_phase``: taking the pile's top card is legal (first-upcard or draw phase);
+    ``first_upcard``: the first-upcard ritual (pass is legal); ``discard_phase``: discards legal.
+    """
+
+    hand: np.ndarray
+    top: np.ndarray
+    pile: np.ndarray
+    opp_known: np.ndarray
+    opp_discarded: np.ndarray
+    own_discarded: np.ndarray
+    stock: np.ndarray
+    knock_limit: np.ndarray
+    take_phase: np.ndarray
+    first_upcard: np.ndarray
+    discard_phase: np.ndarray
+    legal_discards: np.ndarray  # uint64: cards whose plain discard is legal
+    legal_knocks: np.ndarray  # uint64: cards whose knock-discard is legal
+
+
+def decode(obs: np.ndarray, mask: np.ndarray, full: bool = True) -> View:
+    """Decode the rows of ``obs`` / ``mask`` (see :mod:`hollywood_env.observation`).
+
+    ``full=False`` reads only the hand and the pile's top card (the other card sets are left 0).
+    """
+    n = obs.shape[0]
+    stop = O.OWN_DISCARDED.stop if full else O.PILE_TOP.stop
+    planes = obs[:, :stop] > 0  # the 52-card planes in layout order
+    k = stop // NUM_CARDS
+    m = bools_to_masks(planes.reshape(n * k, NUM_CARDS)).reshape(n, k)
+    if not full:
+        m = np.concatenate([m, np.zeros((n, 6 - k), dtype=np.uint64)], axis=1)
+    acts = bools_to_masks(mask[:, : 2 * NUM_CARDS].reshape(n * 2, NUM_CARDS)).reshape(n, 2)
+    top_plane = planes[:, O.PILE_TOP]
+    has_top = top_plane.any(axis=1)
+    top = np.where(has_top, top_plane.argmax(axis=1), -1)
+    return View(
+        hand=m[:, 0], top=top, pile=m[:, 2], opp_known=m[:, 3], opp_discarded=m[:, 4], own_discarded=m[:, 5],
+        stock=np.rint(obs[:, O.STOCK] * 31).astype(np.int64),
+        knock_limit=np.rint(obs[:, O.KNOCK_LIMIT] * 10).astype(np.int64),
+        take_phase=mask[:, TAKE_DISCARD].copy(), first_upcard=mask[:, PASS].copy(),
+        discard_phase=mask[:, :KNOCK].any(axis=1),
+        legal_discards=acts[:, 0], legal_knocks=acts[:, 1],
+    )
+
+
+def _expand(masks: np.ndarray):
+    """Every (row, card) with ``card`` in ``masks[row]``, rows ascending."""
+    return np.nonzero(_bits(masks))
+
+
+def _best_per_row(rows: np.ndarray, cards: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
+    """Per row, the card of the smallest ``key`` (ties: the smaller card index); -1 for rows
+    with no candidate."""
+    out = np.full(n, -1, dtype=np.int64)
+    if rows.size == 0:
+        return out
+    order = np.lexsort((cards, key, rows))
+    r = rows[order]
+    first = np.ones(r.shape[0], dtype=bool)
+    first[1:] = r[1:] != r[:-1]
+    out[r[first]] = cards[order][first]
+    return out
+
+
+_HIGH_BIT = np.full(8192, -1, dtype=np.int64)
+_HIGH_BIT[1:] = np.array([p.bit_length() - 1 for p in range(1, 8192)])
+
+
+def _highest(cands: np.ndarray) -> np.ndarray:
+    """Per row of ``cands`` (uint64), the highest-ranked card, ties by the higher suit (the same
+    order as the highest deadwood value, then rank, then suit); -1 if empty."""
+    cands = np.asarray(cands, dtype=np.uint64)
+    p = [((cands >> sh) & _SUIT_BITS).astype(np.int64) for sh in _SHIFTS]
+    rank = _HIGH_BIT[p[0] | p[1] | p[2] | p[3]]
+    r = np.maximum(rank, 0)
+    suit = np.full(cands.shape, -1, dtype=np.int64)
+    for s in range(4):
+        suit = np.where((p[s] >> r) & 1 == 1, s, suit)
+    return np.where(rank >= 0, suit * 13 + r, -1)
+
+
+def meldable_with(hand: np.ndarray) -> np.ndarray:
+    """uint64: the cards (not in ``hand``) that would lie in some meld with cards of ``hand``:
+    a third (or fourth) card of a rank held twice (or three times), or a card next to two cards of
+    its suit in a row (either side or in between)."""
+    hand = np.asarray(hand, dtype=np.uint64)
+    out = np.zeros(hand.shape, dtype=np.uint64)
+    p = [((hand >> sh) & _SUIT_BITS).astype(np.int64) for sh in _SHIFTS]
+    two = (p[0] & p[1]) | (p[0] & p[2]) | (p[0] & p[3]) | (p[1] & p[2]) | (p[1] & p[3]) | (p[2] & p[3])
+    for s in range(4):
+        q = p[s]
+        up1, up2, dn1, dn2 = q >> 1, q >> 2, q << 1, q << 2  # bit r set: holds r+1, r+2, r-1, r-2
+        run = ((dn1 & dn2) | (dn1 & up1) | (up1 & up2)) & 0x1FFF
+        out |= ((run | two) & 0x1FFF).astype(np.uint64) << _SHIFTS[s]
+    return out & ~hand
+
+
+def melds_with(hand: np.ndarray, card: np.ndarray) -> np.ndarray:
+    """bool: ``card`` (int, -1 = none) would lie in some meld with cards of ``hand``."""
+    card = np.asarray(card)
+    bit = np.where(card >= 0, CARD_BIT[np.maximum(card, 0)], U64(0))
+    return (meldable_with(hand) & bit) != 0
+
+
+# --- the bots ---------------------------------------------------------------------------------
+
+
+class Bot:
+    """Base class: a batched policy that knows its rules. Subclasses implement :meth:`act`.
+
+    ``seed``: an int, None, or a ``np.random.Generator`` (shared, not copied) for the bot's
+    randomness; the same seed and the same sequence of calls give the same actions.
+    """
+
+    name = "bot"
+
+    def __init__(self, rules: Rules | str | None = None, seed=None):
+        self.rules = resolve_rules(rules)
+        self.rng = _to_generator(seed)
+        self.obs_size = O.observation_size(self.rules)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rules={self.rules.preset_name or 'custom'})"
+
+    def __call__(self, obs, mask) -> np.ndarray:
+        obs = np.asarray(obs, dtype=np.float32)
+        mask = np.asarray(mask, dtype=bool)
+        if obs.ndim == 1:
+            return self(obs[None], np.asarray(mask)[None])[0]
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(
+                f"{self.name}: observations must have shape (n, {self.obs_size}) for rules with "
+                f"{self.rules.columns} column(s), got {obs.shape}; was the bot built with the game's rules?")
+        if mask.shape != (obs.shape[0], NUM_ACTIONS):
+            raise ValueError(f"{self.name}: masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {mask.shape}")
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        live = mask.any(axis=1)
+        if live.all():
+            return self.act(obs, mask)
+        rows = np.flatnonzero(live)
+        if rows.size:
+            out[rows] = self.act(obs[rows], mask[rows])
+        return out
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, obs, mask):
+        u = self.rng.random(mask.shape)
+        u[~mask] = -1.0
+        return u.argmax(axis=1).astype(np.int64)
+
+
+class SimpleBot(Bot):
+    """The classic simple Gin Rummy bot (OpenSpiel's ``SimpleGinRummyBot``).
+
+    * Upcard (first upcard or draw): take it if the minimum deadwood of hand + upcard (after the
+      best legal discard) is within the knock limit, or if the upcard lies in a meld of the
+      best arrangement of the 11 cards; otherwise draw from the stock (pass the first upcard).
+    * Discard phase: big gin if legal; else knock (or gin) as soon as any knock is legal, with
+      the discard that leaves the least deadwood (ties: the higher-valued card, then the higher
+      index); else discard the highest-ranked card (ties: the higher suit) among the deadwood of
+      the best arrangement of the 11 cards that is a legal discard; if none is, the legal
+      discard with the highest deadwood value.
+    """
+
+    name = "simple"
+
+    def act(self, obs, mask):
+        v = decode(obs, mask, full=False)
+        n = obs.shape[0]
+        out = np.zeros(n, dtype=np.int64)
+        rows = np.flatnonzero(v.take_phase)
+        if rows.size:
+            out[rows] = self._draw(v, rows)
+        rows = np.flatnonzero(v.discard_phase)
+        if rows.size:
+            out[rows] = self._discard(v, rows, mask)
+        return out
+
+    def _draw(self, v: View, rows):
+        return np.where(take_upcard(v, rows, self.rules), TAKE_DISCARD,
+                        np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
+
+    def _discard(self, v: View, rows, mask):
+        out = np.zeros(rows.size, dtype=np.int64)
+        big = mask[rows, BIG_GIN]
+        out[big] = BIG_GIN
+        knock = (v.legal_knocks[rows] != 0) & ~big
+        k = np.flatnonzero(knock)
+        if k.size:
+            out[k] = KNOCK + best_knock(v.hand[rows[k]], v.legal_knocks[rows[k]])
+        plain = np.flatnonzero(~knock & ~big)
+        if plain.size:
+            g = rows[plain]
+            hand = v.hand[g]
+            _, sets, runs = M.best_arrangement_masks(hand)
+            card = _highest(hand & ~(sets | runs) & v.legal_discards[g])
+            none = card < 0
+            if none.any():  # every deadwood card is forbidden: the highest legal discard
+                card[none] = _highest(v.legal_discards[g[none]])
+            out[plain] = DISCARD + card
+        return out
+
+
+def take_upcard(v: View, rows, rules: Rules) -> np.ndarray:
+    """The simple bot's upcard rule for the rows ``rows``: the upcard lies in a meld of the best
+    arrangement of hand + upcard, or taking it lets us knock (with a legal discard)."""
+    up = v.top[rows]
+    upbit = CARD_BIT[up]
+    h11 = v.hand[rows] | upbit
+    _, sets, runs = M.best_arrangement_masks(h11)
+    take = ((sets | runs) & upbit) != 0
+    rest = np.flatnonzero(~take)
+    if rest.size:
+        h = h11[rest]
+        allowed = h & ~upbit[rest] if rules.forbid_discard_of_taken_card else h
+        take[rest] = M.knock_discards(h, v.knock_limit[rows[rest]], allowed) != 0
+    return take
+
+
+def best_knock(hand: np.ndarray, knocks: np.ndarray) -> np.ndarray:
+    """Per row, the knock card (in ``knocks``) that leaves the least deadwood; ties: the higher
+    deadwood value, then the higher card index."""
+    r, c = _expand(knocks)
+    dw = M.min_deadwood_masks(hand[r] & ~CARD_BIT[c])
+    return _best_per_row(r, c, _knock_key(dw, c), hand.shape[0])
+
+
+def _knock_key(dw, c):
+    return (dw * 16 + 15 - VALUE[c]) * 64 + 63 - c
+
+
+class NellerBot(Bot):
+    """The EAAI Gin Rummy challenge's ``SimpleGinRummyPlayer`` (Todd Neller).
+
+    * Upcard: take it only if it can be part of some meld with the hand; otherwise draw from
+      the stock (pass the first upcard).
+    * Discard: among the legal discards whose removal leaves the minimum deadwood, one at random
+      (the card just taken from the pile is never a legal discard when that is forbidden); knock
+      with that discard whenever its deadwood is within the knock limit (gin at 0); big gin if legal.
+
+    The original also refuses to repeat a draw-and-discard pair within a hand; bots here keep
+    no memory between calls, so that rule is left out.
+    """
+
+    name = "neller"
+
+    def act(self, obs, mask):
+        v = decode(obs, mask, full=False)
+        n = obs.shape[0]
+        out = np.zeros(n, dtype=np.int64)
+        rows = np.flatnonzero(v.take_phase)
+        if rows.size:
+            take = melds_with(v.hand[rows], v.top[rows])
+            out[rows] = np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
+        rows = np.flatnonzero(v.discard_phase)
+        if rows.size:
+            r, c = _expand(v.legal_discards[rows])
+            dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BIT[c])
+            # random tie-break: a random key below 1 added to the integer deadwood
+            key = dw + self.rng.random(dw.shape[0])
+            card = _best_per_row(r, c, key, rows.size)
+            knock = (v.legal_knocks[rows] & CARD_BIT[card]) != 0
+            out[rows] = np.where(knock, KNOCK, DISCARD) + card
+            out[rows[mask[rows, BIG_GIN]]] = BIG_GIN
+        return out
+
+
+@dataclass(frozen=True)
+class HollywoodParams:
+    """Knobs of :class:`HollywoodBot` (see its docstring).
+
+    The defaults were tuned against ``simple`` in ``hollywood`` matches (3,000 duplicate pairs per
+    setting): the outs and danger terms are worth about 4 points of match win rate together
+    (without them, min-deadwood discards lose to ``simple``); ``take_gain`` below 8 hurts;
+    holding out for gin and the close margin change little either way. Tried and not kept (no
+    better than these defaults): a one-step lookahead (expected deadwood after the next stock
+    draw), counting only outs next to deadwood, an outs weight falling with the stock, and
+    declining high-deadwood knocks when the opponent holds cards taken from the pile.
+    """
+
+    #: weight of a live "out" (an unseen card that would meld with the hand) in discard choice
+    outs_weight: float = 1.0
+    #: weight of feeding the opponent's known melds / taking its discards' safety into account
+    danger_weight: float = 3.0
+    safety_weight: float = 1.0
+    #: take the upcard (besides meld / knock) when it lowers the deadwood by at least this much
+    #: (100: never)
+    take_gain: int = 100
+    #: hold out for gin: when ahead in open columns, with deadwood <= hold_deadwood and at
+    #: least hold_stock cards in the stock, do not knock (0 disables)
+    hold_deadwood: int = 3
+    hold_stock: int = 20
+    #: "close to ending a game": the opponent is this many points or fewer from the target
+    close_margin: int = 25
+
+
+class HollywoodBot(Bot):
+    """A heuristic of our own that reads the Hollywood scoresheet and tracks the cards.
+
+    * Stance from the sheet (in-progress games only): *urgent* when the opponent has more
+      columns open than we do, or is within ``close_margin`` points of the target in a game:
+      knock at the first chance. *Patient* when we have more columns open: it may hold out for
+      gin when its knock deadwood is already at most ``hold_deadwood`` with at least
+      ``hold_stock`` cards left in the stock. Otherwise knock as soon as it is legal.
+    * Knock with the discard that leaves the least deadwood (big gin / gin first).
+    * Upcard: take it when it melds in the best arrangement of hand + upcard, or lets us knock,
+      or lowers the deadwood after the best discard by ``take_gain`` or more.
+    * Discard: minimise ``deadwood after the discard - outs_weight * live outs of the hand kept
+      + danger_weight * danger - safety_weight * safety``, where the outs are the unseen cards
+      (not in our hand, the discard pile or the cards the opponent took) that would meld with
+      the hand kept; danger counts the opponent's known cards (taken from the pile) the discard
+      would meld with; safety marks a discard of a rank the opponent threw, or next to a card
+      of its suit it threw.
+    """
+
+    name = "hollywood"
+
+    def __init__(self, rules: Rules | str | None = None, seed=None, params: HollywoodParams | None = None, **kw):
+        super().__init__(rules, seed)
+        params = params or HollywoodParams()
+        if kw:
+            names = {f.name for f in fields(HollywoodParams)}
+            bad = sorted(set(kw) - names)
+            if bad:
+                raise ValueError(f"unknown HollywoodBot parameter(s) {bad}; valid: {sorted(names)}")
+            params = replace(params, **kw)
+        self.params = params
+        self._sheet = O.sheet_slice(self.rules)
+
+    # --- the sheet ----------------------------------------------------------------------------
+    def stance(self, obs: np.ndarray):
+        """``(urgent, patient)`` bool arrays from the scoresheet features."""
+        c = self.rules.columns
+        f = obs[:, self._sheet].reshape(obs.shape[0], c, O.SHEET_FEATURES)
+        opp_pts = f[:, :, 1] * self.rules.target
+        own_open, opp_open, live = f[:, :, 2] > 0, f[:, :, 3] > 0, f[:, :, 4] == 0
+        n_own = (own_open & live).sum(axis=1)
+        n_opp = (opp_open & live).sum(axis=1)
+        close = (live & (opp_pts >= self.rules.target - self.params.close_margin - 0.5)).any(axis=1)
+        urgent = (n_opp > n_own) | close
+        patient = (n_own > n_opp) & ~close
+        return urgent, patient
+
+    def act(self, obs, mask):
+        v = decode(obs, mask)
+        n = obs.shape[0]
+        out = np.zeros(n, dtype=np.int64)
+        rows = np.flatnonzero(v.take_phase)
+        if rows.size:
+            out[rows] = self._draw(v, rows)
+        rows = np.flatnonzero(v.discard_phase)
+        if rows.size:
+            out[rows] = self._discard(obs, v, rows, mask)
+        return out
+
+    def _draw(self, v: View, rows):
+        p = self.params
+        take = take_upcard(v, rows, self.rules)
+        if p.take_gain < 100:
+            up = v.top[rows]
+            upbit = CARD_BIT[up]
+            hand = v.hand[rows]
+            h11 = hand | upbit
+            allowed = h11 & ~upbit if self.rules.forbid_discard_of_taken_card else h11
+            maybe = np.flatnonzero(~take & (VALUE[up] < 10))
+            if maybe.size:
+                before = M.min_deadwood_masks(hand[maybe])
+                r, c = _expand(allowed[maybe])
+                after = np.full(maybe.size, 10**6, dtype=np.int64)
+                np.minimum.at(after, r, M.min_deadwood_masks(h11[maybe][r] & ~CARD_BIT[c]))
+                take[maybe] = before - after >= p.take_gain
+        return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
+
+    def _discard(self, obs, v: View, rows, mask):
+        p = self.params
+        m = rows.size
+        out = np.zeros(m, dtype=np.int64)
+        hand = v.hand[rows]
+        knocks = v.legal_knocks[rows]
+        can_knock = knocks != 0
+        knock_card = np.full(m, -1, dtype=np.int64)
+        k = np.flatnonzero(can_knock)
+        hold = np.zeros(m, dtype=bool)
+        if k.size:
+            r, c = _expand(knocks[k])
+            dw = M.min_deadwood_masks(hand[k][r] & ~CARD_BIT[c])
+            knock_card[k] = _best_per_row(r, c, _knock_key(dw, c), k.size)
+            if p.hold_deadwood > 0:
+                best_dw = np.full(k.size, 10**6, dtype=np.int64)
+                np.minimum.at(best_dw, r, dw)
+                _, patient = self.stance(obs[rows[k]])
+                hold[k] = (patient & (best_dw > 0) & (best_dw <= p.hold_deadwood)
+                           & (v.stock[rows[k]] >= p.hold_stock))
+        go = can_knock & ~hold
+        out[go] = KNOCK + knock_card[go]
+        plain = np.flatnonzero(~go)
+        if plain.size:
+            g = rows[plain]
+            out[plain] = DISCARD + self._choose_discard(v, g)
+        big = mask[rows, BIG_GIN]
+        out[big] = BIG_GIN
+        return out
+
+    def _choose_discard(self, v: View, g):
+        p = self.params
+        hand = v.hand[g]
+        r, c = _expand(v.legal_discards[g])
+        kept = hand[r] & ~CARD_BIT[c]
+        dw = M.min_deadwood_masks(kept).astype(np.float64)
+        unseen = ~(hand | v.pile[g] | v.opp_known[g])
+        outs = _pc(meldable_with(kept) & unseen[r])
+        known = v.opp_known[g][r]
+        # danger: cards the opponent took that this discard would meld with
+        same_rank = known & _RANK_ROWS[RANK[c]]
+        suit_shift = U64(13) * SUIT[c].astype(np.uint64)
+        suit_k = ((known >> suit_shift) & _SUIT_BITS).astype(np.int64)
+        rk = RANK[c]
+        near1 = ((suit_k >> np.maximum(rk - 1, 0)) & 1) * (rk >= 1) + ((suit_k >> (rk + 1)) & 1)
+        near2 = ((suit_k >> np.maximum(rk - 2, 0)) & 1) * (rk >= 2) + ((suit_k >> (rk + 2)) & 1)
+        danger = _pc(same_rank) + near1 + 0.5 * near2
+        od = v.opp_discarded[g][r]
+        suit_d = ((od >> suit_shift) & _SUIT_BITS).astype(np.int64)
+        safe = ((od & _RANK_ROWS[RANK[c]]) != 0).astype(np.float64)
+        safe += 0.5 * ((((suit_d >> np.maximum(rk - 1, 0)) & 1) * (rk >= 1) + ((suit_d >> (rk + 1)) & 1)) > 0)
+        key = dw - p.outs_weight * outs + p.danger_weight * danger - p.safety_weight * safe - 0.01 * VALUE[c]
+        return _best_per_row(r, c, key, g.size)

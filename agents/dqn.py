@@ -1,0 +1,619 @@
+"""Masked Double DQN (dueling head, n-step returns, replay) with league self-play (CleanRL style).
+
+The learner collects experience exactly as :mod:`agents.ppo` does: ``num_games`` matches are
+stepped together through :class:`hollywood_env.SelfPlayBatch`, each game with an opponent from
+the :class:`~agents.league.League` (the latest network itself, a frozen snapshot, or a bot).
+
+Two-player transitions (:class:`TransitionAssembler`): a transition of a player runs from one of
+its decisions to its *next decision in the same game*, or to the end of the episode; the rewards
+the player receives in between (also those caused by the opponent's moves) are summed into it,
+so the opponent is part of the environment. n-step returns are built on top of these per
+``(game, player)`` stream. A stream cut by a truncation (``max_steps``) drops its last, open
+transition (no next state of its own) and bootstraps the ones before it from the last state it
+saw; a termination makes the transitions terminal (no bootstrap).
+
+By default only the learner's own decisions make transitions. With ``learn_from_opponents`` the
+decisions of the bots and frozen snapshots in its games are stored as well (their seats' streams,
+assembled the same way): Q-learning is off-policy, and the bots' play shows knocks and good
+discards early on (their n-step returns follow the bot's policy, uncorrected, as in Ape-X or
+R2D2). Each stored transition still holds one player's own view; the learner only ever acts on
+its own observations.
+
+One *update* (iteration) = ``num_steps`` steps of the ``num_games`` games (opponents' moves
+included; ``global_step`` counts learner decisions, like PPO), then ``gradient_steps`` minibatch
+steps once the replay buffer holds ``learning_starts`` transitions. ``total_steps // (num_games *
+num_steps)`` updates in all.
+
+Action masking, everywhere: epsilon-greedy exploration draws uniformly among the *legal*
+actions; the greedy choice is the argmax over legal actions; the target is
+``r + gamma^k * Q_target(s', argmax_{a legal in s'} Q_online(s', a))`` with the legal mask of
+``s'`` stored in the buffer (illegal actions are never chosen nor bootstrapped from); the
+dueling head averages its advantages over the legal actions.
+
+Other details: Huber loss, global gradient clipping, hard (``tau = 1``) or Polyak target
+updates every ``target_update_every`` gradient steps, linear epsilon decay over a fraction of
+``total_steps``, optional proportional prioritised replay (sum tree, importance weights with
+beta annealed to 1).
+
+Resuming restores the networks, the optimiser, the league and the random states, but not the
+replay buffer (it would be hundreds of MB): it refills before gradient steps resume.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from agents.networks import DuelingQNetwork, masked_logits
+from agents.ppo import load_checkpoint
+
+
+@dataclass
+class DQNConfig:
+    """DQN hyperparameters (the ``dqn:`` section of a config)."""
+
+    num_games: int = 128  # matches stepped together
+    num_steps: int = 16  # batch steps per update (collection phase of one iteration)
+    buffer_size: int = 200_000  # transitions kept in the replay buffer
+    batch_size: int = 256  # transitions per gradient step
+    learning_starts: int = 10_000  # transitions in the buffer before gradient steps begin
+    gradient_steps: int = 16  # gradient steps per update
+    lr: float = 2.5e-4
+    anneal_lr: bool = False  # linear decay of the learning rate to 0 over the run
+    gamma: float = 0.99  # discount per decision of the player
+    n_step: int = 3  # n-step returns (1: plain one-step targets)
+    double: bool = True  # Double DQN target (False: max of the target net over legal actions)
+    tau: float = 1.0  # target update: 1.0 copies (hard), < 1 blends (Polyak)
+    target_update_every: int = 250  # gradient steps between target updates
+    eps_start: float = 1.0  # exploration epsilon at the start
+    eps_end: float = 0.05  # ... after `exploration_fraction * total_steps` learner decisions
+    exploration_fraction: float = 0.3
+    snapshot_epsilon: float = 0.05  # epsilon of the league's frozen snapshots (0: deterministic)
+    learn_from_opponents: bool = False  # also store the bots' and snapshots' transitions (off-policy)
+    huber_delta: float = 1.0
+    max_grad_norm: float = 10.0
+    prioritized: bool = False  # proportional prioritised replay
+    per_alpha: float = 0.6
+    per_beta_start: float = 0.4  # importance-sampling exponent, annealed linearly to 1
+    per_eps: float = 1e-6
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+
+    def __post_init__(self):
+        for name in ("num_games", "num_steps", "buffer_size", "batch_size", "n_step", "target_update_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"dqn.{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("learning_starts", "gradient_steps"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"dqn.{name} must be >= 0, got {getattr(self, name)}")
+        if not 0.0 < self.tau <= 1.0:
+            raise ValueError(f"dqn.tau must be in (0, 1], got {self.tau}")
+        if not 0.0 <= self.gamma <= 1.0:
+            raise ValueError(f"dqn.gamma must be in [0, 1], got {self.gamma}")
+        for name in ("eps_start", "eps_end", "snapshot_epsilon", "exploration_fraction"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"dqn.{name} must be in [0, 1], got {getattr(self, name)}")
+        if not self.hidden:
+            raise ValueError("dqn.hidden needs at least one layer size")
+
+
+def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
+    """``start`` -> ``end`` linearly over ``duration`` steps, then ``end``."""
+    if duration <= 0:
+        return end
+    return start + (end - start) * min(1.0, t / duration)
+
+
+# --- greedy choice and targets under action masks -----------------------------------------------
+
+
+def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The argmax of ``q`` over the legal actions (``mask`` True) of each row."""
+    return masked_logits(q, mask).argmax(-1)
+
+
+def epsilon_greedy(q: torch.Tensor, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """Greedy legal actions, replaced with probability ``epsilon`` by a uniformly random legal one."""
+    from hollywood_env.selfplay import random_legal_actions
+
+    actions = greedy_actions(q, torch.as_tensor(mask, device=q.device)).cpu().numpy()
+    if epsilon > 0 and len(actions):
+        explore = rng.random(len(actions)) < epsilon
+        if explore.any():
+            actions[explore] = random_legal_actions(mask[explore], rng)
+    return actions
+
+
+@torch.no_grad()
+def td_targets(online, target, reward: torch.Tensor, next_obs: torch.Tensor, next_mask: torch.Tensor,
+               done: torch.Tensor, steps: torch.Tensor, gamma: float, double: bool = True) -> torch.Tensor:
+    """``reward + gamma**steps * Q_target(s', a*)`` (just ``reward`` when ``done``), where ``a*``
+    is the argmax over the legal actions of ``s'`` of the online net (Double DQN) or of the target
+    net. ``online``/``target``: callables ``(obs, mask) -> Q``."""
+    q_target = target(next_obs, next_mask)
+    a_star = greedy_actions(online(next_obs, next_mask) if double else q_target, next_mask)
+    q_next = q_target.gather(-1, a_star.unsqueeze(-1)).squeeze(-1)
+    bootstrap = torch.where(done, torch.zeros_like(q_next), (gamma ** steps.to(q_next.dtype)) * q_next)
+    return reward + bootstrap
+
+
+# --- two-player transitions and n-step returns --------------------------------------------------
+
+
+@dataclass
+class Transitions:
+    """A batch of completed (n-step) transitions. ``reward`` is the discounted sum of the rewards
+    over ``steps`` decisions of the player; bootstrap with ``gamma ** steps`` unless ``done``."""
+
+    obs: np.ndarray  # (k, D) float32
+    mask: np.ndarray  # (k, A) bool: the legal actions at obs (for the dueling head's mean)
+    action: np.ndarray  # (k,) int64
+    reward: np.ndarray  # (k,) float32
+    next_obs: np.ndarray  # (k, D) float32 (zeros when done)
+    next_mask: np.ndarray  # (k, A) bool (all False when done)
+    done: np.ndarray  # (k,) bool
+    steps: np.ndarray  # (k,) int64, 1..n
+    game: np.ndarray  # (k,) int64: where it came from (diagnostics, tests)
+    player: np.ndarray  # (k,) int64
+
+    def __len__(self) -> int:
+        return int(self.action.shape[0])
+
+    @classmethod
+    def empty(cls, obs_dim: int, num_actions: int) -> "Transitions":
+        z = np.zeros(0, dtype=np.int64)
+        return cls(np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), z, np.zeros(0, np.float32),
+                   np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), np.zeros(0, bool), z, z, z)
+
+    @classmethod
+    def concat(cls, parts: list["Transitions"]) -> "Transitions":
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in cls.__dataclass_fields__))
+
+
+class TransitionAssembler:
+    """Turns the steps of a batch of two-player games into per-player n-step transitions.
+
+    Per step of the batch call :meth:`decide` before ``batch.step`` (with the decisions that are
+    to be learned from: ``valid`` False for opponents' moves and auto-reset dummy steps) and
+    :meth:`outcome` after it (with its rewards ``(B, 2)`` and episode ends). Each returns the
+    transitions completed by that call.
+
+    Each ``(game, player)`` stream keeps its *open* transition (the last decision, with the rewards
+    received since) and a queue of up to ``n_step - 1`` completed one-step transitions waiting for
+    their n-step return. The player's next decision closes the open one (``next_obs`` = the state
+    of that decision); when the queue reaches ``n_step`` the oldest leaves as an n-step
+    transition. A termination closes the open one as terminal and flushes the queue (shorter,
+    terminal returns); a truncation drops the open one and flushes the queue, bootstrapping from
+    the state of the dropped decision.
+    """
+
+    def __init__(self, num_games: int, obs_dim: int, num_actions: int, gamma: float = 0.99, n_step: int = 1):
+        B, n = num_games, n_step
+        self.B, self.D, self.A, self.gamma, self.n = B, obs_dim, num_actions, float(gamma), n
+        self.open = np.zeros((B, 2), dtype=bool)
+        self.o_obs = np.zeros((B, 2, obs_dim), dtype=np.float32)
+        self.o_mask = np.zeros((B, 2, num_actions), dtype=bool)
+        self.o_act = np.zeros((B, 2), dtype=np.int64)
+        self.o_rew = np.zeros((B, 2), dtype=np.float64)
+        self.q_obs = np.zeros((B, 2, n, obs_dim), dtype=np.float32)
+        self.q_mask = np.zeros((B, 2, n, num_actions), dtype=bool)
+        self.q_act = np.zeros((B, 2, n), dtype=np.int64)
+        self.q_rew = np.zeros((B, 2, n), dtype=np.float64)
+        self.q_len = np.zeros((B, 2), dtype=np.int64)
+
+    def decide(self, player, obs, mask, action, valid) -> Transitions:
+        """Decisions ``action`` of ``player`` in the games where ``valid``; returns the transitions
+        completed by them."""
+        g = np.flatnonzero(valid)
+        p = np.asarray(player)[g]
+        out = []
+        closing = self.open[g, p]
+        if closing.any():
+            gc, pc = g[closing], p[closing]
+            out.append(self._complete(gc, pc, obs[gc], mask[gc], done=np.zeros(gc.size, bool)))
+        self.o_obs[g, p] = obs[g]
+        self.o_mask[g, p] = mask[g]
+        self.o_act[g, p] = np.asarray(action)[g]
+        self.o_rew[g, p] = 0.0
+        self.open[g, p] = True
+        return self._cat(out)
+
+    def outcome(self, rewards, terminated, truncated) -> Transitions:
+        """The rewards ``(B, 2)`` and episode ends of the step; returns the completed transitions."""
+        self.o_rew += np.where(self.open, rewards, 0.0)
+        out = []
+        term = np.asarray(terminated, bool)
+        trunc = np.asarray(truncated, bool) & ~term
+        if term.any():
+            g, p = np.nonzero(term[:, None] & self.open)
+            out.append(self._complete(g, p, np.zeros((g.size, self.D), np.float32),
+                                      np.zeros((g.size, self.A), bool), done=np.ones(g.size, bool)))
+        if trunc.any():
+            g, p = np.nonzero(trunc[:, None] & self.open)
+            out.append(self._flush(g, p, self.o_obs[g, p], self.o_mask[g, p], np.zeros(g.size, bool)))
+        ended = term | trunc
+        self.open[ended] = False
+        self.q_len[ended] = 0
+        return self._cat(out)
+
+    # --- internals ----------------------------------------------------------------------------
+    def _complete(self, g, p, next_obs, next_mask, done) -> Transitions:
+        """Close the open transitions of streams ``(g, p)`` into their queues; emit what is due."""
+        k = self.q_len[g, p]
+        self.q_obs[g, p, k] = self.o_obs[g, p]
+        self.q_mask[g, p, k] = self.o_mask[g, p]
+        self.q_act[g, p, k] = self.o_act[g, p]
+        self.q_rew[g, p, k] = self.o_rew[g, p]
+        self.q_len[g, p] = k + 1
+        self.open[g, p] = False
+        out = []
+        if done.any():  # the episode ended: every queued transition is due (terminal)
+            out.append(self._flush(g[done], p[done], next_obs[done], next_mask[done], done[done]))
+        full = ~done & (self.q_len[g, p] == self.n)
+        if full.any():  # the oldest has its n steps: emit it and shift the queue
+            gf, pf = g[full], p[full]
+            out.append(self._emit(gf, pf, np.zeros(gf.size, np.int64), next_obs[full], next_mask[full],
+                                  np.zeros(gf.size, bool)))
+            self.q_obs[gf, pf, :-1] = self.q_obs[gf, pf, 1:]
+            self.q_mask[gf, pf, :-1] = self.q_mask[gf, pf, 1:]
+            self.q_act[gf, pf, :-1] = self.q_act[gf, pf, 1:]
+            self.q_rew[gf, pf, :-1] = self.q_rew[gf, pf, 1:]
+            self.q_len[gf, pf] -= 1
+        return self._cat(out)
+
+    def _flush(self, g, p, next_obs, next_mask, done) -> Transitions:
+        """Emit every queued transition of streams ``(g, p)`` towards ``next_obs`` and empty them."""
+        lens = self.q_len[g, p]
+        r = np.repeat(np.arange(g.size), lens)
+        k = np.arange(r.size) - np.repeat(np.cumsum(lens) - lens, lens)  # 0..len-1 per stream
+        self.q_len[g, p] = 0
+        return self._emit(g[r], p[r], k, next_obs[r], next_mask[r], done[r], lens[r])
+
+    def _emit(self, g, p, k, next_obs, next_mask, done, lens=None) -> Transitions:
+        """The transitions starting at queue slot ``k`` and running to the end of the queue."""
+        if lens is None:
+            lens = self.q_len[g, p]
+        ret = np.zeros(g.size)
+        for i in range(self.n):  # ret = sum_{k <= i < len} gamma^(i - k) r_i
+            inside = (i >= k) & (i < lens)
+            ret += np.where(inside, self.gamma ** np.maximum(i - k, 0) * self.q_rew[g, p, i], 0.0)
+        return Transitions(self.q_obs[g, p, k].copy(), self.q_mask[g, p, k].copy(), self.q_act[g, p, k].copy(), ret.astype(np.float32),
+                           np.asarray(next_obs, np.float32), np.asarray(next_mask, bool), np.asarray(done, bool),
+                           (lens - k).astype(np.int64), g.astype(np.int64), p.astype(np.int64))
+
+    def _cat(self, parts: list[Transitions]) -> Transitions:
+        parts = [x for x in parts if len(x)]
+        if not parts:
+            return Transitions.empty(self.D, self.A)
+        return parts[0] if len(parts) == 1 else Transitions.concat(parts)
+
+
+# --- replay buffer ------------------------------------------------------------------------------
+
+
+class ReplayBuffer:
+    """A ring buffer of transitions in numpy; uniform or proportional prioritised sampling.
+
+    Prioritised: ``P(i) ~ priority_i ** alpha`` through a sum tree (new transitions get the
+    largest priority so far); :meth:`sample` returns importance weights ``(N P(i)) ** -beta``
+    normalised by their maximum; :meth:`update_priorities` takes ``|TD error|``.
+    """
+
+    def __init__(self, capacity: int, obs_dim: int, num_actions: int, prioritized: bool = False,
+                 alpha: float = 0.6, eps: float = 1e-6):
+        self.capacity, self.prioritized, self.alpha, self.eps = capacity, prioritized, alpha, eps
+        self.obs = np.zeros((capacity, obs_dim), dtype=np.float32)
+        self.mask = np.zeros((capacity, num_actions), dtype=bool)
+        self.next_obs = np.zeros((capacity, obs_dim), dtype=np.float32)
+        self.next_mask = np.zeros((capacity, num_actions), dtype=bool)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.reward = np.zeros(capacity, dtype=np.float32)
+        self.done = np.zeros(capacity, dtype=bool)
+        self.steps = np.zeros(capacity, dtype=np.int64)
+        self.pos = self.size = 0
+        if prioritized:
+            self.leaves = 1 << max(0, (capacity - 1).bit_length())
+            self.tree = np.zeros(2 * self.leaves)  # tree[1] = total; leaf i at tree[leaves + i]
+            self.max_priority = 1.0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, tr: Transitions) -> None:
+        k = len(tr)
+        if k == 0:
+            return
+        if k > self.capacity:  # keep the newest
+            tr = Transitions(*(getattr(tr, f)[-self.capacity:] for f in Transitions.__dataclass_fields__))
+            k = self.capacity
+        idx = (self.pos + np.arange(k)) % self.capacity
+        self.obs[idx], self.mask[idx], self.next_obs[idx], self.next_mask[idx] = tr.obs, tr.mask, tr.next_obs, tr.next_mask
+        self.action[idx], self.reward[idx], self.done[idx], self.steps[idx] = tr.action, tr.reward, tr.done, tr.steps
+        self.pos = int((self.pos + k) % self.capacity)
+        self.size = min(self.size + k, self.capacity)
+        if self.prioritized:
+            self._set(idx, np.full(k, self.max_priority ** self.alpha))
+
+    def sample(self, batch_size: int, rng: np.random.Generator, beta: float = 1.0):
+        """``(indices, batch dict of numpy arrays, importance weights)``."""
+        if self.prioritized:
+            total = self.tree[1]
+            u = (np.arange(batch_size) + rng.random(batch_size)) * (total / batch_size)  # stratified
+            idx = np.minimum(self._find(u), self.size - 1)
+            prob = self.tree[self.leaves + idx] / total
+            w = (self.size * np.maximum(prob, 1e-12)) ** (-beta)
+            weights = (w / w.max()).astype(np.float32)
+        else:
+            idx = rng.integers(self.size, size=batch_size)
+            weights = np.ones(batch_size, dtype=np.float32)
+        batch = {"obs": self.obs[idx], "mask": self.mask[idx], "action": self.action[idx], "reward": self.reward[idx],
+                 "next_obs": self.next_obs[idx], "next_mask": self.next_mask[idx], "done": self.done[idx],
+                 "steps": self.steps[idx]}
+        return idx, batch, weights
+
+    def update_priorities(self, idx: np.ndarray, td_abs: np.ndarray) -> None:
+        if not self.prioritized:
+            return
+        pr = np.asarray(td_abs, dtype=np.float64) + self.eps
+        self.max_priority = max(self.max_priority, float(pr.max()))
+        self._set(idx, pr ** self.alpha)
+
+    def _set(self, idx: np.ndarray, values: np.ndarray) -> None:
+        node = self.leaves + np.asarray(idx)
+        self.tree[node] = values
+        node = np.unique(node // 2)
+        while node.size and node[0] >= 1:  # recompute the parents from their children, level by level
+            self.tree[node] = self.tree[2 * node] + self.tree[2 * node + 1]
+            if node[0] == 1:
+                break
+            node = np.unique(node // 2)
+
+    def _find(self, u: np.ndarray) -> np.ndarray:
+        node = np.ones(u.shape, dtype=np.int64)
+        u = u.copy()
+        while node[0] < self.leaves:
+            left = self.tree[2 * node]
+            right = u >= left
+            u = np.where(right, u - left, u)
+            node = 2 * node + right
+        return node - self.leaves
+
+
+# --- inference: a trained network as a batched agent --------------------------------------------
+
+
+class DQNPolicy:
+    """A Q-network as a batched policy ``(obs, mask) -> actions``: greedy over the legal actions
+    (with probability ``epsilon`` a uniformly random legal action instead)."""
+
+    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn"):
+        self.net = net.to(device).eval()
+        self.epsilon = float(epsilon)
+        self.device = device
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if obs.shape[1] != self.net.obs_dim:
+            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
+                             f"{self.net.obs_dim} (trained with other rules?)")
+        m = torch.as_tensor(mask, device=self.device)
+        q = self.net(torch.as_tensor(obs, device=self.device), m)
+        return epsilon_greedy(q, np.asarray(mask, bool), self.epsilon, self.rng)
+
+    @classmethod
+    def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
+        ckpt = load_checkpoint(path, expect_algo="dqn")
+        if rules is not None:
+            from hollywood_env.observation import observation_size
+            from hollywood_env.rules import resolve_rules
+
+            d = observation_size(resolve_rules(rules))
+            if d != ckpt["obs_dim"]:
+                raise ValueError(f"dqn:{path} was trained on observations of size {ckpt['obs_dim']}, "
+                                 f"these rules give {d} (other number of columns?)")
+        net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
+        net.load_state_dict(ckpt["model"])
+        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}")
+
+
+# --- training ----------------------------------------------------------------------------------
+
+
+def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=None) -> dict:
+    """Train DQN with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics."""
+    from agents.league import SELF, League
+    from experiments.config import to_dict
+    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, gate, seed_everything
+    from hollywood_env.actions import NUM_ACTIONS
+    from hollywood_env.selfplay import SelfPlayBatch
+
+    dc = cfg.dqn
+    rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
+    device = torch.device(cfg.device)
+    rules, reward = cfg.env.make_rules(), cfg.env.make_reward()
+    B, T = dc.num_games, dc.num_steps
+    batch = SelfPlayBatch(B, rules, reward, seed=cfg.seed, max_steps=cfg.env.max_steps)
+    obs_dim = batch.observation_size
+    q_net = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden).to(device)
+    target_net = copy.deepcopy(q_net)
+    optimizer = torch.optim.Adam(q_net.parameters(), lr=dc.lr)
+    league = League(cfg.league, rules, rng)
+    num_updates = max(1, cfg.total_steps // (B * T))
+    start_update, global_step, grad_steps = 1, 0, 0
+
+    def snapshot(name: str) -> DQNPolicy:
+        frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
+        frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in q_net.state_dict().items()})
+        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name)
+
+    def save(path: Path, update: int, snapshots=True) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({
+            "algo": "dqn", "model": q_net.state_dict(), "target_model": target_net.state_dict(),
+            "obs_dim": obs_dim, "num_actions": NUM_ACTIONS, "hidden": list(dc.hidden), "rules": rules.to_dict(),
+            "config": to_dict(cfg), "update": update, "global_step": global_step, "grad_steps": grad_steps,
+            "optimizer": optimizer.state_dict(), "torch_generator": gen.get_state(),
+            "numpy_rng": rng.bit_generator.state,
+            "league": ([(league.names[k], league.policies[k].net.state_dict()) for k in league.snapshot_ids]
+                       if snapshots else []),
+            "best_name": league.best_name,
+        }, path)
+
+    if resume_from is not None:
+        ckpt = load_checkpoint(resume_from, expect_algo="dqn")
+        q_net.load_state_dict(ckpt["model"])
+        target_net.load_state_dict(ckpt["target_model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        gen.set_state(ckpt["torch_generator"])
+        rng.bit_generator.state = ckpt["numpy_rng"]
+        start_update, global_step, grad_steps = ckpt["update"] + 1, ckpt["global_step"], ckpt["grad_steps"]
+        for name, sd in ckpt["league"]:
+            frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
+            frozen.load_state_dict(sd)
+            league.add_snapshot(DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name), name)
+    target_net.eval()
+
+    buffer = ReplayBuffer(dc.buffer_size, obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
+    assembler = TransitionAssembler(B, obs_dim, NUM_ACTIONS, dc.gamma, dc.n_step)
+    explore_steps = dc.exploration_fraction * cfg.total_steps
+
+    obs, mask, player = batch.reset(seed=cfg.seed + 7919 * (start_update - 1))
+    assign = league.sample(B)
+    waiting = np.zeros(B, dtype=bool)
+    ep_return = np.zeros(B)
+    stats = HollywoodStats()
+    returns_done: list[float] = []
+    metrics: dict = {}
+    rows_all = np.arange(B)
+
+    for update in range(start_update, num_updates + 1):
+        t_start = time.perf_counter()
+        if dc.anneal_lr:
+            optimizer.param_groups[0]["lr"] = dc.lr * (1.0 - (update - 1.0) / num_updates)
+        epsilon = linear_schedule(dc.eps_start, dc.eps_end, explore_steps, global_step)
+        n_learner = 0
+        q_net.eval()
+        for t in range(T):
+            learner = ~waiting & ((assign.opponent == SELF) | (player == assign.learner_seat))
+            opp_rows = np.flatnonzero(~waiting & ~learner)
+            lr_rows = np.flatnonzero(learner)
+            actions = np.zeros(B, dtype=np.int64)
+            if lr_rows.size:
+                with torch.no_grad():
+                    q = q_net(torch.from_numpy(obs[lr_rows]).to(device), torch.from_numpy(mask[lr_rows]).to(device))
+                actions[lr_rows] = epsilon_greedy(q, mask[lr_rows], epsilon, rng)
+            if opp_rows.size:
+                actions[opp_rows] = league.act(assign.opponent[opp_rows], obs[opp_rows], mask[opp_rows])
+            buffer.add(assembler.decide(player, obs, mask, actions, ~waiting if dc.learn_from_opponents else learner))
+            n_learner += lr_rows.size
+
+            obs, mask, player, rewards, term, trunc, info = batch.step(actions)
+            buffer.add(assembler.outcome(rewards, term, trunc))
+
+            seat_reward = rewards[rows_all, assign.learner_seat]
+            vs_other = assign.opponent != SELF
+            ep_return += np.where(vs_other, seat_reward, 0.0)
+            ended = term | trunc
+            if ended.any():
+                e = np.flatnonzero(ended)
+                match_end = e[batch.state.terminated[e]]
+                won = batch.state.sheet.game_winner[match_end] == assign.learner_seat[match_end][:, None]
+                other = assign.opponent[match_end] != SELF
+                stats.add(info, batch.state.terminated & ended, won.sum(axis=1)[other])
+                finished_other = e[vs_other[e]]
+                returns_done.extend(ep_return[finished_other].tolist())
+                ep_return[e] = 0.0
+                fresh = league.sample(e.size)
+                assign.opponent[e], assign.learner_seat[e] = fresh.opponent, fresh.learner_seat
+            else:
+                stats.add(info, np.zeros(B, dtype=bool))
+            waiting = ended
+        global_step += n_learner
+        t_collect = time.perf_counter() - t_start
+
+        # --- gradient steps ---------------------------------------------------------------------
+        td_losses, q_values = [], []
+        if len(buffer) >= max(dc.learning_starts, dc.batch_size):
+            q_net.train()
+            beta = linear_schedule(dc.per_beta_start, 1.0, cfg.total_steps, global_step)
+            for _ in range(dc.gradient_steps):
+                idx, b, w = buffer.sample(dc.batch_size, rng, beta)
+                o, a = torch.from_numpy(b["obs"]).to(device), torch.from_numpy(b["action"]).to(device)
+                y = td_targets(q_net, target_net, torch.from_numpy(b["reward"]).to(device),
+                               torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
+                               torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device),
+                               dc.gamma, dc.double)
+                q_sa = q_net(o, torch.from_numpy(b["mask"]).to(device)).gather(-1, a.unsqueeze(-1)).squeeze(-1)
+                loss_each = F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)
+                loss = (torch.from_numpy(w).to(device) * loss_each).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(q_net.parameters(), dc.max_grad_norm)
+                optimizer.step()
+                buffer.update_priorities(idx, (q_sa - y).abs().detach().cpu().numpy())
+                grad_steps += 1
+                if grad_steps % dc.target_update_every == 0:
+                    with torch.no_grad():
+                        for tp, p in zip(target_net.parameters(), q_net.parameters()):
+                            tp.lerp_(p, dc.tau)  # tau = 1: a copy
+                td_losses.append(loss.item())
+                q_values.append(q_sa.mean().item())
+        elapsed = time.perf_counter() - t_start
+
+        metrics = {
+            "charts/learning_rate": optimizer.param_groups[0]["lr"],
+            "charts/SPS": n_learner / elapsed,
+            "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
+            "charts/epsilon": epsilon,
+            "charts/buffer_size": len(buffer),
+            "charts/league_size": len(league.snapshot_ids),
+        }
+        if td_losses:
+            metrics["losses/td_loss"] = float(np.mean(td_losses))
+            metrics["losses/q_values"] = float(np.mean(q_values))
+        if returns_done:
+            metrics["charts/episodic_return"] = float(np.mean(returns_done))
+            returns_done.clear()
+        metrics.update(stats.scalars())
+        stats.reset()
+
+        # --- league: gated snapshots ------------------------------------------------------------
+        lc = cfg.league
+        if lc.snapshot_every and update % lc.snapshot_every == 0:
+            name = f"snapshot_{update}"
+            cand = snapshot(name)
+            if league.best is None:
+                win = 1.0
+            else:
+                win = gate(cand, league.best, rules, lc.gate_pairs, lc.gate_per_hand, seed=cfg.seed + update)
+            metrics["league/gate_win_rate"] = win
+            if league.best is None or win > lc.gate_threshold:
+                league.add_snapshot(cand, name)
+                save(run_dir / "checkpoints" / "best.pt", update, snapshots=False)
+            league.forget_unused(assign.opponent)
+
+        ec = cfg.eval
+        if (ec.every and update % ec.every == 0) or update == num_updates:
+            policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end, seed=cfg.seed)
+            metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
+        logger.log(update, global_step, metrics)
+        if update % cfg.log.checkpoint_every == 0 or update == num_updates:
+            save(run_dir / "checkpoints" / "latest.pt", update)
+        if progress is not None:
+            progress.update(1)
+            post = {"SPS": f"{metrics['charts/SPS']:.0f}", "eps": f"{epsilon:.2f}"}
+            for k, v in metrics.items():
+                if k.startswith("eval/win_rate_vs_"):
+                    post[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
+            progress.set_postfix(post)
+    if not (run_dir / "checkpoints" / "best.pt").exists():
+        save(run_dir / "checkpoints" / "best.pt", num_updates, snapshots=False)
+    return metrics

@@ -1,0 +1,240 @@
+"""Build any agent from a short spec, so bots, checkpoints and user code play either seat alike.
+
+============================  ==================================================================
+spec                          agent
+============================  ==================================================================
+``random`` ``simple``         the baseline bots of :mod:`agents.bots`
+``neller`` ``hollywood``
+``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
+                              ``agents.ppo.PPOPolicy.from_checkpoint`` / ``agents.dqn.DQNPolicy...``
+``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
+============================  ==================================================================
+
+Every agent is a *policy*: ``policy(obs (n, D) float32, mask (n, 108) bool) -> actions (n,) int``.
+
+``module:function`` resolves ``function`` (dotted attributes allowed) in the module and then:
+
+* a class is instantiated as ``cls(rules=rules, seed=seed)`` (each keyword only if its
+  ``__init__`` takes it) -- so a :class:`~agents.bots.Bot` subclass works as is;
+* a function with a parameter named ``rules`` is a *factory*: it is called with ``rules`` (and
+  ``seed`` if it takes one) and must return the policy;
+* any other callable is the policy itself.
+
+Extending: :func:`register` adds a name, :func:`register_prefix` a ``prefix:ARG`` family. A factory
+may be given as a ``"module:attribute"`` string, imported only when first used, so a trainer can
+be registered without importing torch at start-up. Registered prefixes take precedence over the
+``module:function`` form.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from hollywood_env.rules import Rules, resolve_rules
+
+from . import bots
+
+__all__ = [
+    "AgentSpecError", "Policy", "make_agent", "register", "register_prefix", "registered_names",
+    "registered_prefixes", "available_agents", "describe_agents", "checkpoint_loader",
+]
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names nothing valid (unknown name, bad path, unavailable prefix)."""
+
+
+class Policy(Protocol):
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+#: name -> (factory(rules=, seed=) or "module:attr", description)
+_NAMES: dict[str, tuple[Any, str]] = {}
+#: prefix -> (factory(arg, rules=, seed=) or "module:attr", description)
+_PREFIXES: dict[str, tuple[Any, str]] = {}
+
+
+def register(name: str, factory: Callable[..., Policy] | str, description: str = "", overwrite: bool = False) -> None:
+    """Register ``name``: ``factory(rules=Rules, seed=int | Generator | None) -> policy``."""
+    if not name or ":" in name:
+        raise ValueError(f"an agent name must be non-empty and contain no ':', got {name!r}")
+    if name in _NAMES and not overwrite:
+        raise ValueError(f"agent name {name!r} is already registered (pass overwrite=True to replace it)")
+    _NAMES[name] = (factory, description)
+
+
+def register_prefix(prefix: str, factory: Callable[..., Policy] | str, description: str = "",
+                    overwrite: bool = False) -> None:
+    """Register ``prefix:ARG`` specs: ``factory(arg: str, rules=Rules, seed=...) -> policy``."""
+    if not prefix or ":" in prefix:
+        raise ValueError(f"a prefix must be non-empty and contain no ':', got {prefix!r}")
+    if prefix in _PREFIXES and not overwrite:
+        raise ValueError(f"prefix {prefix!r} is already registered (pass overwrite=True to replace it)")
+    _PREFIXES[prefix] = (factory, description)
+
+
+def registered_names() -> list[str]:
+    return list(_NAMES)
+
+
+def registered_prefixes() -> list[str]:
+    return list(_PREFIXES)
+
+
+def available_agents() -> list[str]:
+    """Every valid form of spec, for help texts and error messages."""
+    return registered_names() + [f"{p}:PATH" for p in _PREFIXES] + ["module:function"]
+
+
+def describe_agents() -> str:
+    lines = [f"  {n:<16} {d}" for n, (_, d) in _NAMES.items()]
+    lines += [f"  {p + ':PATH':<16} {d}" for p, (_, d) in _PREFIXES.items()]
+    lines.append(f"  {'module:function':<16} a policy, policy class or factory(rules=...) from your own code")
+    return "\n".join(lines)
+
+
+def _resolve_target(target):
+    if isinstance(target, str):
+        return _load_attr(target, target)
+    return target
+
+
+def _call_with(fn, *args, **kwargs):
+    """Call ``fn`` with the keyword arguments its signature accepts."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn(*args, **kwargs)
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return fn(*args, **kwargs)
+    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
+
+
+def make_agent(spec, rules: Rules | str | None = None, seed=None) -> Policy:
+    """The policy named by ``spec`` (a string; a callable is returned as it is), for ``rules``.
+
+    ``seed`` (int, None or ``np.random.Generator``) seeds the agent's own randomness.
+    Raises :class:`AgentSpecError` listing the valid forms when the spec names nothing.
+    """
+    if callable(spec) and not isinstance(spec, str):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}; valid: {', '.join(available_agents())}")
+    spec = spec.strip()
+    rules = resolve_rules(rules)
+    if spec in _NAMES:
+        factory = _resolve_target(_NAMES[spec][0])
+        return _call_with(factory, rules=rules, seed=seed)
+    if ":" in spec:
+        prefix, arg = spec.split(":", 1)
+        if prefix in _PREFIXES:
+            factory = _resolve_target(_PREFIXES[prefix][0])
+            return _call_with(factory, arg, rules=rules, seed=seed)
+        obj = _load_attr(spec, spec)
+        return _instantiate(obj, spec, rules, seed)
+    raise AgentSpecError(f"unknown agent {spec!r}; valid agents: {', '.join(available_agents())}")
+
+
+def _instantiate(obj, spec, rules, seed):
+    if inspect.isclass(obj):
+        return _call_with(obj, rules=rules, seed=seed)
+    if not callable(obj):
+        raise AgentSpecError(f"{spec!r} names a {type(obj).__name__}, not a callable policy, class or factory")
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return obj
+    if "rules" in params:
+        policy = _call_with(obj, rules=rules, seed=seed)
+        if not callable(policy):
+            raise AgentSpecError(f"the factory {spec!r} returned a {type(policy).__name__}, not a callable policy")
+        return policy
+    return obj
+
+
+def _load_attr(spec: str, target: str):
+    """``module:attr`` or ``path/to/file.py:attr`` -> the object."""
+    module_name, _, attr = target.rpartition(":")
+    if not module_name or not attr:
+        raise AgentSpecError(f"bad agent spec {spec!r}: expected module:function; valid: {', '.join(available_agents())}")
+    if module_name.endswith(".py") or os.sep in module_name or "/" in module_name:
+        path = os.path.abspath(module_name)
+        if not os.path.isfile(path):
+            raise AgentSpecError(f"agent {spec!r}: no such file {module_name!r}")
+        name = f"_hollywood_user_{abs(hash(path))}"
+        mod_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules[name] = module
+        mod_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name is None or module_name == e.name or module_name.startswith(e.name + "."):
+                raise AgentSpecError(
+                    f"unknown agent {spec!r}: {module_name!r} is neither a registered prefix "
+                    f"({', '.join(_PREFIXES) or 'none'}) nor an importable module; valid agents: "
+                    f"{', '.join(available_agents())}") from None
+            raise
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise AgentSpecError(f"agent {spec!r}: module {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+# --- checkpoints -----------------------------------------------------------------------------
+
+
+def checkpoint_loader(kind: str, target: str):
+    """A ``kind:PATH`` factory that loads a checkpoint (a ``.pt`` file or a run folder) with the
+    ``"module:attr"`` loader ``target`` -- ``loader(path, rules=..., seed=...)`` -- imported on first
+    use. Errors name the spec: a missing path, a trainer that is not available in this
+    installation, or a checkpoint the loader rejects."""
+
+    def factory(path: str, rules=None, seed=None):
+        if not path:
+            raise AgentSpecError(f"{kind}:PATH needs a checkpoint path, e.g. {kind}:runs/<run>/checkpoints/best.pt "
+                                 f"or {kind}:runs/<run>")
+        if not os.path.exists(path):
+            raise AgentSpecError(f"{kind}:{path}: no such checkpoint file or run folder: {path!r}")
+        try:
+            load = _load_attr(target, target)
+        except (AgentSpecError, ImportError) as e:
+            raise AgentSpecError(
+                f"{kind} agents are not available yet in this installation ({e}); once the {kind.upper()} "
+                f"trainer is there, its loader is {target}. Agents available now: "
+                f"{', '.join(registered_names())}, module:function") from None
+        try:
+            return _call_with(load, path, rules=rules, seed=seed)
+        except Exception as e:  # a file that is not a checkpoint fails in many ways (pickle, keys, shapes)
+            raise AgentSpecError(f"{kind}:{path}: cannot load this checkpoint: {type(e).__name__}: {e}") from e
+
+    factory.__name__ = f"load_{kind}"
+    return factory
+
+
+def _bot_factory(cls):
+    def factory(rules=None, seed=None):
+        return cls(rules=rules, seed=seed)
+    factory.__name__ = f"make_{cls.name}"
+    return factory
+
+
+register("random", _bot_factory(bots.RandomBot), "uniform over the legal actions")
+register("simple", _bot_factory(bots.SimpleBot), "OpenSpiel's simple Gin Rummy bot")
+register("neller", _bot_factory(bots.NellerBot), "the EAAI Gin Rummy challenge's simple player")
+register("hollywood", _bot_factory(bots.HollywoodBot), "scoresheet-aware heuristic that tracks the cards")
+register_prefix("ppo", checkpoint_loader("ppo", "agents.ppo:PPOPolicy.from_checkpoint"),
+                "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
+register_prefix("dqn", checkpoint_loader("dqn", "agents.dqn:DQNPolicy.from_checkpoint"),
+                "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")

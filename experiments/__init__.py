@@ -1,0 +1,2 @@
+"""Experiments: duplicate-deal evaluation, round-robin tournaments, statistics and the
+``hollywood`` command line (:mod:`experiments.cli`)."""

@@ -1,0 +1,263 @@
+"""The ``hollywood`` command line.
+
+    hollywood evaluate A B [--matches N | --hands N] [--rules PRESET] [--set KEY=VALUE ...]
+                           [--reward MODE] [--seed S] [--max-steps N] [--out DIR] [--json]
+    hollywood tournament AGENT AGENT ... [--matches N] [...same options...] [--out DIR] [--no-plot]
+
+    hollywood train CONFIG [...]       (experiments/train.py parses its own arguments)
+    hollywood reproduce RUN_DIR [...]
+
+Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``ppo:PATH``, ``dqn:PATH`` (a checkpoint
+or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
+with :func:`add_command` (parsed here) or :func:`add_passthrough` (a module's own ``main(argv)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Callable
+
+from hollywood_env.rules import PRESETS, Rules
+
+from agents.registry import AgentSpecError, describe_agents, make_agent
+
+#: name -> (help, add_arguments(parser), run(args) -> exit code)
+COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
+#: name -> (help, "module:function" taking the remaining argv and returning an exit code)
+PASSTHROUGH: dict[str, tuple[str, str]] = {}
+
+
+def add_command(name: str, help: str, add_arguments: Callable[[argparse.ArgumentParser], None],
+                run: Callable[[argparse.Namespace], int]) -> None:
+    """Register a subcommand parsed here."""
+    COMMANDS[name] = (help, add_arguments, run)
+
+
+def add_passthrough(name: str, help: str, target: str) -> None:
+    """Register a subcommand that parses its own arguments: ``hollywood NAME ARGS...`` calls
+    ``target`` (``"module:function"``, imported on use) with ``ARGS``."""
+    PASSTHROUGH[name] = (help, target)
+
+
+class CLIError(Exception):
+    """A user error: printed as ``hollywood: error: ...`` with exit status 2."""
+
+
+# --- shared options ----------------------------------------------------------------------------
+
+
+def _parse_value(field_type, key: str, text: str):
+    t = field_type if isinstance(field_type, str) else getattr(field_type, "__name__", str(field_type))
+    if t == "bool":
+        low = text.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise CLIError(f"--set {key}={text}: expected a boolean (true/false)")
+    if t == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise CLIError(f"--set {key}={text}: expected an integer") from None
+    return text
+
+
+def rules_from_args(args) -> Rules:
+    import dataclasses
+
+    if args.rules not in PRESETS:
+        raise CLIError(f"unknown rules preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
+    rules = Rules.preset(args.rules)
+    changes = {}
+    types = {f.name: f.type for f in dataclasses.fields(Rules)}
+    for item in args.set or []:
+        if "=" not in item:
+            raise CLIError(f"--set expects KEY=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        key = key.strip().replace("-", "_")
+        if key not in types:
+            raise CLIError(f"unknown rule option {key!r}; valid options: {', '.join(sorted(types))}")
+        changes[key] = _parse_value(types[key], key, value)
+    try:
+        return rules.replace(**changes) if changes else rules
+    except (TypeError, ValueError) as e:
+        raise CLIError(str(e)) from None
+
+
+def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
+    from .evaluate import REWARD_MODES
+
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-n", "--matches", type=int, default=None,
+                   help=f"matches to play (duplicate pairs: an odd number is rounded up; default {default_matches})")
+    g.add_argument("--hands", type=int, default=None,
+                   help="play single hands instead of matches: each game stops after its first hand")
+    p.add_argument("--rules", default="hollywood", metavar="PRESET",
+                   help=f"rules preset: {', '.join(PRESETS)} (default hollywood)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a rule option, e.g. --set knock_limit=8 (repeatable)")
+    p.add_argument("--reward", default="hollywood", metavar="MODE",
+                   help=f"reward mode for the return per match: {', '.join(REWARD_MODES)} (default hollywood)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents' randomness (default 0)")
+    p.add_argument("--max-steps", type=int, default=5000,
+                   help="decisions per match before it is truncated (default 5000; 0 = no cap)")
+    p.add_argument("--batch-pairs", type=int, default=4096, help="duplicate pairs per engine batch (default 4096)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def _check_common(args, default_matches: int):
+    from .evaluate import REWARD_MODES
+
+    if args.reward not in REWARD_MODES:
+        raise CLIError(f"unknown reward mode {args.reward!r}; valid modes: {', '.join(REWARD_MODES)}")
+    if args.hands is None and args.matches is None:
+        args.matches = default_matches
+    total = args.hands if args.hands is not None else args.matches
+    if total < 2:
+        raise CLIError(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2 (one duplicate pair)")
+    if args.max_steps < 0:
+        raise CLIError("--max-steps must be >= 0")
+    if args.batch_pairs < 1:
+        raise CLIError("--batch-pairs must be >= 1")
+    rules = rules_from_args(args)
+    return rules, (total + 1) // 2, args.max_steps or None
+
+
+def _check_agents(specs, rules):
+    for spec in specs:
+        try:
+            make_agent(spec, rules, seed=0)
+        except AgentSpecError as e:
+            raise CLIError(str(e)) from None
+
+
+def _progress(total: int, desc: str, quiet: bool):
+    if quiet:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="game", dynamic_ncols=True, smoothing=0.05)
+
+
+# --- evaluate ------------------------------------------------------------------------------------
+
+
+def _add_evaluate(p):
+    p.add_argument("agent_a", metavar="A", help="agent A (see the agent list below)")
+    p.add_argument("agent_b", metavar="B", help="agent B")
+    _add_common(p, default_matches=2000)
+    p.add_argument("--out", metavar="DIR", help="also write evaluate.json and evaluate.md here")
+    p.add_argument("--json", action="store_true", help="print the JSON summary instead of the Markdown table")
+
+
+def _run_evaluate(args) -> int:
+    from .evaluate import evaluate, format_summary
+
+    rules, n_pairs, max_steps = _check_common(args, 2000)
+    _check_agents([args.agent_a, args.agent_b], rules)
+    bar = _progress(2 * n_pairs, f"{args.agent_a} vs {args.agent_b}", args.quiet)
+    try:
+        summary, _ = evaluate(args.agent_a, args.agent_b, rules, matches=None if args.hands else 2 * n_pairs,
+                              hands=2 * n_pairs if args.hands else None, seed=args.seed, reward=args.reward,
+                              max_steps=max_steps, batch_pairs=args.batch_pairs, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    text = format_summary(summary)
+    print(json.dumps(summary, indent=1) if args.json else text)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "evaluate.json"), "w") as f:
+            json.dump(summary, f, indent=1)
+        with open(os.path.join(args.out, "evaluate.md"), "w") as f:
+            f.write(text + "\n")
+        print(f"\nwrote {os.path.join(args.out, 'evaluate.json')} and evaluate.md", file=sys.stderr)
+    return 0
+
+
+# --- tournament ----------------------------------------------------------------------------------
+
+
+def _add_tournament(p):
+    p.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agents (see the list below)")
+    _add_common(p, default_matches=1000)
+    p.add_argument("--out", metavar="DIR", default="runs/tournament",
+                   help="output folder for the CSV, JSON, Markdown and heatmap (default runs/tournament)")
+    p.add_argument("--no-plot", action="store_true", help="do not draw heatmap.png")
+
+
+def _run_tournament(args) -> int:
+    from .tournament import round_robin, summarize_tournament, write_tournament, format_tournament
+
+    if len(args.agents) < 2:
+        raise CLIError("a tournament needs at least two agents")
+    rules, n_pairs, max_steps = _check_common(args, 1000)
+    _check_agents(args.agents, rules)
+    k = len(args.agents)
+    bar = _progress(k * (k - 1) // 2 * 2 * n_pairs, f"round robin of {k}", args.quiet)
+    try:
+        t = round_robin(args.agents, rules, n_pairs, args.seed, max_steps=max_steps, per_hand=args.hands is not None,
+                        batch_pairs=args.batch_pairs, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    s = summarize_tournament(t, args.reward)
+    paths = write_tournament(s, args.out, plot=not args.no_plot)
+    print(format_tournament(s))
+    print()
+    for kind, path in paths.items():
+        print(f"{kind}: {path}" if kind != "note" else f"note: {path}")
+    return 0
+
+
+add_passthrough("train", "train a PPO or DQN agent from a YAML config (see experiments/train.py)",
+                "experiments.train:train_main")
+add_passthrough("reproduce", "re-run a run folder's config and compare the metrics", "experiments.train:reproduce_main")
+add_command("evaluate", "head-to-head of two agents with duplicate deals and 95% intervals", _add_evaluate, _run_evaluate)
+add_command("tournament", "round robin: pairwise win rates, ratings, CSV/JSON/Markdown/heatmap", _add_tournament,
+            _run_tournament)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    epilog = "agents:\n" + describe_agents() + f"\n\nrules presets: {', '.join(PRESETS)}"
+    parser = argparse.ArgumentParser(prog="hollywood", description="Hollywood Gin: training, evaluation and tournaments.",
+                                     epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, _) in PASSTHROUGH.items():
+        sub.add_parser(name, help=help_text.replace("%", "%%"), add_help=False)
+    for name, (help_text, add_arguments, run) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text.replace("%", "%%"), description=help_text, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_arguments(p)
+        p.set_defaults(_run=run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in PASSTHROUGH:
+        import importlib
+
+        module, _, func = PASSTHROUGH[argv[0]][1].partition(":")
+        return int(getattr(importlib.import_module(module), func)(argv[1:]) or 0)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except (CLIError, AgentSpecError) as e:
+        print(f"hollywood {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,298 @@
+"""DQN: masking (acting and targets), two-player transition assembly, n-step returns, replay,
+a tiny end-to-end run (tags, checkpoint, reproducibility) and resume."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.dqn import (DQNConfig, DQNPolicy, ReplayBuffer, TransitionAssembler, Transitions, epsilon_greedy,
+                        greedy_actions, linear_schedule, td_targets)
+from agents.networks import DuelingQNetwork
+from agents.ppo import load_checkpoint
+from experiments.config import load_config
+from experiments.schema import TrainConfig
+from experiments.train import compare_metrics, run_training
+from hollywood_env import core
+from hollywood_env.observation import encode
+
+TINY = ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32", "--dqn.hidden", "[32, 32]",
+        "--dqn.learning_starts", "128", "--dqn.batch_size", "32", "--dqn.gradient_steps", "2",
+        "--league.snapshot_every", "2", "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2",
+        "--env.max_steps", "100", "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1",
+        "--log.progress", "false", "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
+
+
+def tiny_config(tmp_path, *extra):
+    return load_config(TrainConfig, "configs/dqn_tiny.yaml", TINY + ["--log.root", str(tmp_path)] + list(extra))
+
+
+# --- masking ------------------------------------------------------------------------------------
+
+
+def test_greedy_and_epsilon_greedy_choose_only_legal_actions():
+    g = torch.Generator().manual_seed(0)
+    rng = np.random.default_rng(0)
+    q = torch.randn(4096, 108, generator=g) * 5
+    mask = torch.rand(4096, 108, generator=g) < 0.05
+    mask[torch.arange(4096), torch.randint(0, 108, (4096,), generator=g)] = True
+    q = torch.where(mask, q, q.abs() + 100)  # the illegal actions have the largest Q
+    assert mask[torch.arange(4096), greedy_actions(q, mask)].all()
+    for eps in (0.0, 0.3, 1.0):
+        a = epsilon_greedy(q, mask.numpy(), eps, rng)
+        assert mask.numpy()[np.arange(4096), a].all()
+    # epsilon = 1 is uniform over the legal actions
+    two = np.zeros((20000, 108), bool)
+    two[:, [3, 70]] = True
+    a = epsilon_greedy(torch.zeros(20000, 108), two, 1.0, rng)
+    assert set(np.unique(a)) == {3, 70} and abs((a == 3).mean() - 0.5) < 0.02
+
+
+def test_policy_plays_only_legal_actions_in_the_engine():
+    torch.manual_seed(0)
+    net = DuelingQNetwork(347, 108, (16,))
+    for eps in (0.0, 0.5):
+        policy = DQNPolicy(net, epsilon=eps, seed=0)
+        state = core.init(64, "hollywood", seed=1)
+        for _ in range(200):
+            a = policy(encode(state), state.legal_action_mask)
+            core.step(state, np.where(state.done, 0, a))  # raises on any illegal action
+            if state.done.any():
+                core.reset_games(state, state.done)
+
+
+class FixedQ:
+    """A stub network: the same Q-values whatever the state."""
+
+    def __init__(self, q):
+        self.q = torch.as_tensor(q, dtype=torch.float32)
+
+    def __call__(self, obs, mask=None):
+        return self.q.expand(obs.shape[0], -1)
+
+
+def test_target_never_bootstraps_from_an_illegal_action():
+    obs = torch.zeros(1, 4)
+    mask = torch.tensor([[False, True, False, True]])
+    online = FixedQ([[9.0, 2.0, 50.0, 1.0]])  # illegal 0 and 2 have the largest Q
+    target = FixedQ([[80.0, 3.0, 90.0, 7.0]])  # ... here too
+    args = dict(reward=torch.tensor([0.5]), next_obs=obs, next_mask=mask, done=torch.tensor([False]),
+                steps=torch.tensor([1]), gamma=0.9)
+    # Double DQN: a* = argmax over legal of the online net = 1; evaluated by the target net: 3
+    assert td_targets(online, target, **args).item() == pytest.approx(0.5 + 0.9 * 3.0)
+    # plain DQN: max over legal of the target net = 7
+    assert td_targets(online, target, double=False, **args).item() == pytest.approx(0.5 + 0.9 * 7.0)
+    # n steps: gamma ** steps; terminal: no bootstrap at all
+    args["steps"] = torch.tensor([3])
+    assert td_targets(online, target, **args).item() == pytest.approx(0.5 + 0.9 ** 3 * 3.0)
+    args["done"] = torch.tensor([True])
+    assert td_targets(online, target, **args).item() == pytest.approx(0.5)
+    # the dueling net's masked mean: Q of the legal actions does not depend on the illegal advantages
+    net = DuelingQNetwork(4, 4, (8,))
+    with torch.no_grad():
+        x = torch.randn(3, 4)
+        m = torch.tensor([[True, False, True, False]] * 3)
+        q1 = net(x, m)
+        net.advantage.bias[1] += 100.0
+        q2 = net(x, m)
+    assert torch.allclose(q1[:, [0, 2]], q2[:, [0, 2]], atol=1e-5)
+
+
+# --- two-player transitions ---------------------------------------------------------------------
+
+
+def o(x):
+    """An identifiable 2-d observation."""
+    return np.array([x, -x], dtype=np.float32)
+
+
+def run_sequence(asm, steps):
+    """``steps``: per batch step (decisions {game: (player, obs value, action)}, rewards (B, 2),
+    terminated, truncated). Returns the emitted transitions as tuples."""
+    B = asm.B
+    out = []
+    for decisions, rewards, term, trunc in steps:
+        player = np.zeros(B, np.int64)
+        obs = np.zeros((B, 2), np.float32)
+        mask = np.ones((B, 3), bool)
+        action = np.zeros(B, np.int64)
+        valid = np.zeros(B, bool)
+        for g, (p, x, a) in decisions.items():
+            player[g], obs[g], action[g], valid[g] = p, o(x), a, True
+            mask[g] = [True, x % 2 == 0, False]  # identifiable too
+        out.append(asm.decide(player, obs, mask, action, valid))
+        out.append(asm.outcome(np.asarray(rewards, float), np.asarray(term), np.asarray(trunc)))
+    tr = Transitions.concat([t for t in out if len(t)]) if any(len(t) for t in out) else Transitions.empty(2, 3)
+    return [(int(g), int(p), float(ob[0]), int(a), round(float(r), 6), float(no[0]), bool(d), int(s))
+            for g, p, ob, a, r, no, d, s in zip(tr.game, tr.player, tr.obs, tr.action, tr.reward, tr.next_obs,
+                                               tr.done, tr.steps)], tr
+
+
+def test_two_player_transitions_on_a_hand_built_sequence():
+    """Game 0: self-play (both seats learn). Game 1: the learner is seat 1; seat 0's moves are a
+    bot's (not valid decisions). P1 acts twice in a row, rewards arrive during the other
+    player's moves, game 0 terminates and game 1 is truncated, then auto-reset dummy steps."""
+    asm = TransitionAssembler(2, 2, 3, gamma=0.9, n_step=1)
+    Z = [[0, 0], [0, 0]]
+    steps = [
+        ({0: (0, 1, 0)}, Z, [0, 0], [0, 0]),
+        ({0: (1, 2, 1), 1: (1, 12, 2)}, [[0, 0], [0.3, -0.3]], [0, 0], [0, 0]),
+        ({0: (1, 3, 2)}, [[0.5, -0.5], [-0.25, 0.25]], [0, 0], [0, 0]),
+        ({0: (0, 4, 1), 1: (1, 14, 0)}, Z, [0, 0], [0, 0]),
+        ({0: (1, 5, 0)}, [[-1, 1], [0.1, -0.1]], [1, 0], [0, 1]),
+        ({}, Z, [0, 0], [0, 0]),
+        ({0: (0, 7, 2), 1: (0, 17, 1)}, Z, [0, 0], [0, 0]),
+    ]
+    got, tr = run_sequence(asm, steps)
+    assert got == [
+        (0, 1, 2.0, 1, 0.0, 3.0, False, 1),  # t2: P1's second decision in a row closes its first
+        (0, 0, 1.0, 0, 0.5, 4.0, False, 1),  # t3: P0's reward arrived while P1 was moving
+        # g1: the learner (seat 1) got -0.3 after its own move at t1 and +0.25 during the bot's move
+        (1, 1, 12.0, 2, -0.05, 14.0, False, 1),
+        (0, 1, 3.0, 2, -0.5, 5.0, False, 1),  # t4: P1's reward at t2 is in its t2 transition
+        (0, 0, 4.0, 1, -1.0, 0.0, True, 1),  # t4: the end closes both seats' transitions, terminal
+        (0, 1, 5.0, 0, 1.0, 0.0, True, 1),
+        # g1's open transition (t3) is dropped by the truncation; nothing at the dummy step t5 or
+        # at the first decisions of the new episodes (t6)
+    ]
+    # next_mask is the mask of the next decision's state (odd obs: action 1 illegal); all False when done
+    assert tr.next_mask.tolist()[:4] == [[True, False, False], [True, True, False], [True, True, False],
+                                         [True, False, False]]
+    assert not tr.next_mask[4:].any()
+    assert tr.mask.tolist()[0] == [True, True, False]  # the state's own mask (obs 2: even)
+    assert asm.open.tolist() == [[True, False], [True, False]]
+
+
+def nstep_sequence(end):
+    """One learner (seat 0) against a bot in one game: decisions d0..d4 with rewards 1..5
+    (half of each arriving during the bot's following move), then the episode ``end``s."""
+    asm = TransitionAssembler(1, 2, 3, gamma=0.5, n_step=3)
+    steps = []
+    for k in range(5):
+        r = k + 1
+        steps.append(({0: (0, 10 * k, 0)}, [[r / 2, -r / 2]], [0], [0]))
+        last = k == 4
+        steps.append(({}, [[r / 2, -r / 2]], [last and end == "term"], [last and end == "trunc"]))
+    return run_sequence(asm, steps)[0]
+
+
+def test_n_step_returns_terminal():
+    assert nstep_sequence("term") == [
+        (0, 0, 0.0, 0, 1 + 0.5 * 2 + 0.25 * 3, 30.0, False, 3),  # emitted at d3
+        (0, 0, 10.0, 0, 2 + 0.5 * 3 + 0.25 * 4, 40.0, False, 3),  # at d4
+        (0, 0, 20.0, 0, 3 + 0.5 * 4 + 0.25 * 5, 0.0, True, 3),  # at the end: flushed, terminal
+        (0, 0, 30.0, 0, 4 + 0.5 * 5, 0.0, True, 2),
+        (0, 0, 40.0, 0, 5.0, 0.0, True, 1),
+    ]
+
+
+def test_n_step_returns_truncated_bootstrap_from_the_last_state():
+    assert nstep_sequence("trunc") == [
+        (0, 0, 0.0, 0, 2.75, 30.0, False, 3),
+        (0, 0, 10.0, 0, 4.5, 40.0, False, 3),
+        (0, 0, 20.0, 0, 3 + 0.5 * 4, 40.0, False, 2),  # d4 (open, no next state) dropped
+        (0, 0, 30.0, 0, 4.0, 40.0, False, 1),
+    ]
+
+
+# --- replay -------------------------------------------------------------------------------------
+
+
+def make_transitions(k, start=0):
+    x = np.arange(start, start + k, dtype=np.float32)
+    return Transitions(np.repeat(x[:, None], 2, 1), np.ones((k, 3), bool), np.arange(start, start + k) % 3,
+                       x, np.zeros((k, 2), np.float32), np.ones((k, 3), bool), np.zeros(k, bool),
+                       np.ones(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64))
+
+
+def test_replay_buffer_ring_and_priorities():
+    rng = np.random.default_rng(0)
+    buf = ReplayBuffer(5, 2, 3)
+    buf.add(make_transitions(3))
+    buf.add(make_transitions(4, start=3))  # wraps: keeps 2..6
+    assert len(buf) == 5 and sorted(buf.reward.tolist()) == [2, 3, 4, 5, 6]
+    per = ReplayBuffer(6, 2, 3, prioritized=True, alpha=1.0, eps=0.0)
+    per.add(make_transitions(4))
+    per.update_priorities(np.arange(4), np.array([1.0, 0.0, 3.0, 0.0]))
+    idx = np.concatenate([per.sample(64, rng, beta=1.0)[0] for _ in range(200)])
+    assert set(np.unique(idx)) == {0, 2}
+    assert abs((idx == 2).mean() - 0.75) < 0.02
+    _, batch, w = per.sample(8, rng, beta=1.0)
+    assert w.max() == pytest.approx(1.0) and set(batch["reward"].tolist()) <= {0.0, 2.0}
+
+
+def test_config_validation_and_schedule():
+    with pytest.raises(ValueError):
+        DQNConfig(tau=0.0)
+    with pytest.raises(ValueError):
+        DQNConfig(n_step=0)
+    assert linear_schedule(1.0, 0.1, 100, 50) == pytest.approx(0.55)
+    assert linear_schedule(1.0, 0.1, 100, 500) == pytest.approx(0.1)
+
+
+# --- end to end ---------------------------------------------------------------------------------
+
+
+def test_tiny_run_end_to_end_and_reproducible(tmp_path):
+    run1, m1 = run_training(tiny_config(tmp_path))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run1))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ["losses/td_loss", "losses/q_values", "charts/epsilon", "charts/SPS", "charts/episodic_return",
+                "charts/learning_rate", "eval/win_rate_vs_random", "eval/points_per_hand_vs_random",
+                "eval/win_rate_vs_simple", "eval/points_per_hand_vs_simple", "hollywood/gin_rate",
+                "hollywood/knock_deadwood", "hollywood/hands_per_match"]:
+        assert tag in tags, f"missing tag {tag}; have {sorted(tags)}"
+    lines = [json.loads(x) for x in (run1 / "metrics.jsonl").read_text().splitlines()]
+    assert [x["update"] for x in lines] == [1, 2, 3, 4]
+    eps = [x["charts/epsilon"] for x in lines]
+    assert eps[0] == 1.0 and eps == sorted(eps, reverse=True)
+
+    ckpt = load_checkpoint(run1)
+    assert ckpt["algo"] == "dqn" and ckpt["config"]["seed"] == 0 and ckpt["config"]["algo"] == "dqn"
+    policy = DQNPolicy.from_checkpoint(run1 / "checkpoints" / "latest.pt", rules="hollywood", seed=0)
+    state = core.init(8, "hollywood", seed=1)
+    for _ in range(50):
+        a = policy(encode(state), state.legal_action_mask)
+        core.step(state, np.where(state.done, 0, a))  # raises on an illegal action
+    # as a tournament agent (the registry calls from_checkpoint(path, rules=..., seed=Generator))
+    from experiments.tournament import play_pairing
+
+    agent = DQNPolicy.from_checkpoint(str(run1), rules="hollywood", seed=np.random.default_rng(3))
+    r = play_pairing(agent, "random", "hollywood", n_pairs=2, seed=0, max_steps=200)
+    assert r.hands.sum() > 0
+    with pytest.raises(ValueError, match="observations of size"):
+        DQNPolicy.from_checkpoint(run1, rules="gin-rummy")
+    with pytest.raises(ValueError, match="dqn checkpoint, not ppo"):
+        load_checkpoint(run1 / "checkpoints" / "latest.pt", expect_algo="ppo")
+
+    run2, _ = run_training(tiny_config(tmp_path))
+    lines2 = [json.loads(x) for x in (run2 / "metrics.jsonl").read_text().splitlines()]
+    assert compare_metrics(lines, lines2) == []
+    run3, _ = run_training(tiny_config(tmp_path, "--seed", "1"))
+    lines3 = [json.loads(x) for x in (run3 / "metrics.jsonl").read_text().splitlines()]
+    assert compare_metrics(lines, lines3) != []
+
+
+def test_resume_continues_from_latest(tmp_path):
+    # also exercises prioritised replay and Polyak target updates
+    per = ["--dqn.prioritized", "true", "--dqn.tau", "0.1", "--dqn.target_update_every", "1"]
+    cfg = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "1024", *per)
+    run, _ = run_training(cfg)
+    first = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert first["update"] == 2 and first["grad_steps"] > 0
+    longer = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "2048", *per)
+    run_training(longer, run_dir=run, resume_from=run / "checkpoints" / "latest.pt")
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [x["update"] for x in lines] == [1, 2, 3, 4]
+    assert lines[2]["global_step"] > lines[1]["global_step"] and "losses/td_loss" in lines[3]
+    last = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert last["update"] == 4 and last["global_step"] == lines[-1]["global_step"]
+
+
+def test_missing_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="checkpoint not found"):
+        DQNPolicy.from_checkpoint(tmp_path / "nope.pt")
