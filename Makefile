@@ -1,19 +1,19 @@
 # The two commands of the README:
-#   make demo   set up .venv and run the main job
-#   make test   set up .venv and run the default test suite
+#   make quickstart   set up .venv and run the main job (short PPO run + tournament + TensorBoard logs)
+#   make test         set up .venv and run the default test suite
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-slow demo bench clean
+.PHONY: setup test test-slow quickstart bench bench-bots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# CPU build of torch from local disk first; the pyproject range (torch>=2.2) then installs nothing more.
 	$(BIN)/pip install -q torch==2.13.0 || $(BIN)/pip install -q "torch>=2.2"
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -e ".[dev,plot]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -24,11 +24,16 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
-demo: $(STAMP)
-	$(BIN)/python -m experiments.demo
+quickstart: $(STAMP)
+	$(BIN)/python -m experiments.quickstart
 
 bench: $(STAMP)
+	$(BIN)/pip install -q -e ".[bench]"
 	$(BIN)/python benchmarks/throughput.py
+	$(BIN)/python benchmarks/env_throughput.py
+
+bench-bots: $(STAMP)
+	$(BIN)/python benchmarks/bots_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -192,6 +192,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     stats = HollywoodStats()
     returns_done: list[float] = []
     metrics: dict = {}
+    latest_eval: dict = {}  # shown in the progress bar until the next evaluation
     rows_all = np.arange(B)
 
     for update in range(start_update, num_updates + 1):
@@ -372,11 +373,10 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
             save(run_dir / "checkpoints" / "latest.pt", update)
         if progress is not None:
             progress.update(1)
-            post = {"SPS": f"{metrics['charts/SPS']:.0f}"}
             for k, v in metrics.items():
                 if k.startswith("eval/win_rate_vs_"):
-                    post[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
-            progress.set_postfix(post)
+                    latest_eval[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
+            progress.set_postfix({"SPS": f"{metrics['charts/SPS']:.0f}", **latest_eval})
     if not (run_dir / "checkpoints" / "best.pt").exists():
         save(run_dir / "checkpoints" / "best.pt", num_updates, snapshots=False)
     return metrics

@@ -1,0 +1,58 @@
+"""The main job of the README: a short PPO training run, then a tournament of the trained agent
+against the bots, with the table printed and the TensorBoard command to look at the run.
+
+    python -m experiments.quickstart [--config configs/ppo_quick.yaml] [--matches 400] [overrides...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from experiments.config import ConfigError, load_config
+from experiments.schema import TrainConfig
+from experiments.train import run_training
+
+BOTS = ["random", "simple", "neller", "hollywood"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.quickstart", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="configs/ppo_quick.yaml")
+    parser.add_argument("--matches", type=int, default=400, help="matches per pairing of the tournament")
+    args, overrides = parser.parse_known_args(argv)
+    try:
+        cfg = load_config(TrainConfig, args.config, overrides)
+    except ConfigError as e:
+        print(f"quickstart: {e}", file=sys.stderr)
+        return 2
+    from tqdm.auto import tqdm
+
+    from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
+
+    print(f"1/2 training {cfg.algo} with {args.config} ({cfg.total_steps:,} learner decisions)")
+    run_dir, _ = run_training(cfg)
+    agents = [f"{cfg.algo}:{run_dir}"] + BOTS
+    n_pairs = max(1, (args.matches + 1) // 2)
+    k = len(agents)
+    print(f"2/2 round robin of the trained agent and {', '.join(BOTS)}: {2 * n_pairs} matches per pairing")
+    bar = tqdm(total=k * (k - 1) * n_pairs, desc="tournament", unit="match", disable=not cfg.log.progress)
+    try:
+        t = round_robin(agents, cfg.env.make_rules(), n_pairs, seed=cfg.seed + 1, progress=bar)
+    finally:
+        bar.close()
+    summary = summarize_tournament(t, cfg.env.reward)
+    paths = write_tournament(summary, run_dir / "tournament", plot=True)
+    print()
+    print(format_tournament(summary))
+    print()
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    print(f"\nrun folder: {run_dir}")
+    print(f"look at the curves:  .venv/bin/tensorboard --logdir {run_dir.parent}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
