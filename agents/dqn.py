@@ -51,6 +51,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from agents.features import NUM_FEATURES, augment
+from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import DuelingQNetwork, masked_logits
 from agents.ppo import load_checkpoint
 
@@ -392,8 +394,10 @@ class DQNPolicy:
     """A Q-network as a batched policy ``(obs, mask) -> actions``: greedy over the legal actions
     (with probability ``epsilon`` a uniformly random legal action instead)."""
 
-    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn"):
+    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn",
+                 forbid_taken: bool = True):
         self.net = net.to(device).eval()
+        self.forbid_taken = forbid_taken  # the rules' forbid_discard_of_taken_card, for the features
         self.epsilon = float(epsilon)
         self.device = device
         self.name = name
@@ -401,27 +405,30 @@ class DQNPolicy:
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] != self.net.obs_dim:
+        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
             raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
-                             f"{self.net.obs_dim} (trained with other rules?)")
+                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
         m = torch.as_tensor(mask, device=self.device)
-        q = self.net(torch.as_tensor(obs, device=self.device), m)
+        q = self.net(torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device), m)
         return epsilon_greedy(q, np.asarray(mask, bool), self.epsilon, self.rng)
 
     @classmethod
     def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
         ckpt = load_checkpoint(path, expect_algo="dqn")
+        if ckpt.get("features") != FEATURES_VERSION:
+            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
         if rules is not None:
             from hollywood_env.observation import observation_size
             from hollywood_env.rules import resolve_rules
 
-            d = observation_size(resolve_rules(rules))
+            d = observation_size(resolve_rules(rules)) + NUM_FEATURES
             if d != ckpt["obs_dim"]:
                 raise ValueError(f"dqn:{path} was trained on observations of size {ckpt['obs_dim']}, "
                                  f"these rules give {d} (other number of columns?)")
         net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
         net.load_state_dict(ckpt["model"])
-        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}")
+        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
+        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}", forbid_taken=forbid)
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -441,7 +448,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     rules, reward = cfg.env.make_rules(), cfg.env.make_reward()
     B, T = dc.num_games, dc.num_steps
     batch = SelfPlayBatch(B, rules, reward, seed=cfg.seed, max_steps=cfg.env.max_steps)
-    obs_dim = batch.observation_size
+    obs_dim = batch.observation_size + NUM_FEATURES  # the network reads agents.features too
+    forbid = rules.forbid_discard_of_taken_card
     q_net = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden).to(device)
     target_net = copy.deepcopy(q_net)
     optimizer = torch.optim.Adam(q_net.parameters(), lr=dc.lr)
@@ -452,12 +460,12 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     def snapshot(name: str) -> DQNPolicy:
         frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in q_net.state_dict().items()})
-        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name)
+        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
     def save(path: Path, update: int, snapshots=True) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         torch.save({
-            "algo": "dqn", "model": q_net.state_dict(), "target_model": target_net.state_dict(),
+            "algo": "dqn", "features": FEATURES_VERSION, "model": q_net.state_dict(), "target_model": target_net.state_dict(),
             "obs_dim": obs_dim, "num_actions": NUM_ACTIONS, "hidden": list(dc.hidden), "rules": rules.to_dict(),
             "config": to_dict(cfg), "update": update, "global_step": global_step, "grad_steps": grad_steps,
             "optimizer": optimizer.state_dict(), "torch_generator": gen.get_state(),
@@ -478,7 +486,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         for name, sd in ckpt["league"]:
             frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
             frozen.load_state_dict(sd)
-            league.add_snapshot(DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name), name)
+            league.add_snapshot(DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name,
+                                          forbid_taken=forbid), name)
     target_net.eval()
 
     buffer = ReplayBuffer(dc.buffer_size, obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
@@ -506,13 +515,14 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
             opp_rows = np.flatnonzero(~waiting & ~learner)
             lr_rows = np.flatnonzero(learner)
             actions = np.zeros(B, dtype=np.int64)
+            x = augment(obs, mask, forbid)  # observation + derived features, what the network reads
             if lr_rows.size:
                 with torch.no_grad():
-                    q = q_net(torch.from_numpy(obs[lr_rows]).to(device), torch.from_numpy(mask[lr_rows]).to(device))
+                    q = q_net(torch.from_numpy(x[lr_rows]).to(device), torch.from_numpy(mask[lr_rows]).to(device))
                 actions[lr_rows] = epsilon_greedy(q, mask[lr_rows], epsilon, rng)
             if opp_rows.size:
                 actions[opp_rows] = league.act(assign.opponent[opp_rows], obs[opp_rows], mask[opp_rows])
-            buffer.add(assembler.decide(player, obs, mask, actions, ~waiting if dc.learn_from_opponents else learner))
+            buffer.add(assembler.decide(player, x, mask, actions, ~waiting if dc.learn_from_opponents else learner))
             n_learner += lr_rows.size
 
             obs, mask, player, rewards, term, trunc, info = batch.step(actions)
@@ -602,7 +612,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
 
         ec = cfg.eval
         if (ec.every and update % ec.every == 0) or update == num_updates:
-            policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end, seed=cfg.seed)
+            policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end, seed=cfg.seed,
+                               forbid_taken=forbid)
             metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
         logger.log(update, global_step, metrics)
         if update % cfg.log.checkpoint_every == 0 or update == num_updates:

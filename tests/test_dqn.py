@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from agents.features import NUM_FEATURES
 from agents.dqn import (DQNConfig, DQNPolicy, ReplayBuffer, TransitionAssembler, Transitions, epsilon_greedy,
                         greedy_actions, linear_schedule, td_targets)
 from agents.networks import DuelingQNetwork
@@ -51,7 +52,7 @@ def test_greedy_and_epsilon_greedy_choose_only_legal_actions():
 
 def test_policy_plays_only_legal_actions_in_the_engine():
     torch.manual_seed(0)
-    net = DuelingQNetwork(347, 108, (16,))
+    net = DuelingQNetwork(347 + NUM_FEATURES, 108, (16,))
     for eps in (0.0, 0.5):
         policy = DQNPolicy(net, epsilon=eps, seed=0)
         state = core.init(64, "hollywood", seed=1)
