@@ -9,13 +9,20 @@ and the legal mask, so they leak nothing.
 feature           size  content
 ================  ====  ==========================================================================
 ``MELDED``        52    1 for each card of the hand in its best (minimum-deadwood) arrangement
+``BEST_DISCARD``  52    discard phase: 1 for each legal discard that leaves the minimum deadwood
 ``DISCARD_VALUE`` 52    discard phase: ``1 - d / 100`` for each legal discard, ``d`` the minimum
                         deadwood of the 10 cards left (so a gin discard is 1.0); 0 elsewhere
-``DEADWOOD``      1     minimum deadwood of the hand / 100
+``DEADWOOD``      1     minimum deadwood of the hand / 10, capped at 3
 ``TAKE_DEADWOOD`` 1     draw and first-upcard phases: the best deadwood reachable by taking the top
                         of the pile and discarding (not that card, when the rules forbid it),
-                        / 100; 0 in the discard phase
+                        / 10, capped at 3; 0 in the discard phase
+``TAKE_GAIN``     1     draw and first-upcard phases: (``DEADWOOD`` - ``TAKE_DEADWOOD``), i.e.
+                        how much taking the upcard lowers the deadwood, / 10
+``TAKE_KNOCKS``   1     draw and first-upcard phases: 1 if taking the upcard allows a knock
 ================  ====  ==========================================================================
+
+Scales are chosen so that the differences that matter (one deadwood point, the best discard)
+are large enough for a network to act on early in training.
 """
 
 from __future__ import annotations
@@ -26,8 +33,12 @@ from hollywood_env import melds as M
 from hollywood_env import observation as O
 from hollywood_env.cards import NUM_CARDS, bools_to_masks
 
-NUM_FEATURES = 2 * NUM_CARDS + 2
-VERSION = "hand_v1"
+NUM_FEATURES = 3 * NUM_CARDS + 4
+VERSION = "hand_v2"
+#: offsets of the card planes within the features (for networks that read them per card)
+MELDED, BEST_DISCARD, DISCARD_VALUE = 0, NUM_CARDS, 2 * NUM_CARDS
+DEADWOOD, TAKE_DEADWOOD, TAKE_GAIN, TAKE_KNOCKS = 3 * NUM_CARDS, 3 * NUM_CARDS + 1, 3 * NUM_CARDS + 2, 3 * NUM_CARDS + 3
+NUM_CARD_PLANES = 3
 
 
 def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.ndarray:
@@ -41,13 +52,15 @@ def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.
     hand_bools = obs[:, O.HAND] > 0
     hands = bools_to_masks(hand_bools)
     dw, sets, runs = M.best_arrangement_masks(hands)
-    f[:, :NUM_CARDS] = M._masks_to_bools(sets | runs)
-    f[:, 2 * NUM_CARDS] = dw / 100.0
+    f[:, MELDED:MELDED + NUM_CARDS] = M._masks_to_bools(sets | runs)
+    f[:, DEADWOOD] = np.minimum(dw, 30) / 10.0
     discard = np.flatnonzero(obs[:, O.PHASE.start + 2] > 0)
     if discard.size:
         after = M.deadwood_after_discard_masks(hands[discard])
-        legal = mask[discard, :NUM_CARDS]
-        f[discard, NUM_CARDS: 2 * NUM_CARDS] = np.where(legal & (after >= 0), 1.0 - after / 100.0, 0.0)
+        legal = mask[discard, :NUM_CARDS] & (after >= 0)
+        f[discard, DISCARD_VALUE:DISCARD_VALUE + NUM_CARDS] = np.where(legal, 1.0 - after / 100.0, 0.0)
+        best = np.where(legal, after, 10**6).min(axis=1, keepdims=True)
+        f[discard, BEST_DISCARD:BEST_DISCARD + NUM_CARDS] = legal & (after == best)
     top_plane = obs[:, O.PILE_TOP] > 0
     drawing = np.flatnonzero((obs[:, O.PHASE.start + 2] == 0) & top_plane.any(axis=1))
     if drawing.size:
@@ -56,5 +69,9 @@ def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.
         after[after < 0] = np.inf
         if forbid_taken:
             after[top_plane[drawing]] = np.inf
-        f[drawing, 2 * NUM_CARDS + 1] = after.min(axis=1) / 100.0
+        take = after.min(axis=1)
+        f[drawing, TAKE_DEADWOOD] = np.minimum(take, 30) / 10.0
+        f[drawing, TAKE_GAIN] = (dw[drawing] - take) / 10.0
+        limit = np.rint(obs[drawing, O.KNOCK_LIMIT] * 10)
+        f[drawing, TAKE_KNOCKS] = take <= limit
     return out

@@ -57,18 +57,44 @@ class MaskedCategorical:
 
 
 class ActorCritic(nn.Module):
-    """Shared MLP trunk with a policy head (logits over all actions) and a value head."""
+    """Actor-critic for Gin: an MLP trunk with policy and value heads, plus a shared card term.
+
+    Each card action (``DISCARD + c``, ``KNOCK + c``) also gets ``w . f_c``: one small linear map,
+    shared by all 52 cards, of that card's own features ``f_c`` (its entries in the six 52-card
+    planes of the observation and its melded / best-discard / discard-value features from
+    :mod:`agents.features`). So "discard the card whose removal leaves the least deadwood" is a
+    couple of weights to learn, the same for every card, instead of 52 separate mappings through
+    the trunk; the trunk's logits refine it from the whole observation.
+
+    ``obs_dim`` is the size of the observation plus the derived features (the layout of
+    :mod:`hollywood_env.observation` followed by :mod:`agents.features`).
+    """
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256)):
         super().__init__()
+        from agents.features import NUM_CARD_PLANES, NUM_FEATURES
+
+        if num_actions != 108:
+            raise ValueError(f"ActorCritic is built for the 108-action table, got {num_actions}")
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
+        self.base_dim = obs_dim - NUM_FEATURES  # where the derived features start
         self.trunk = mlp([obs_dim, *hidden])
         self.policy = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
         self.value = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
+        self.card_planes = NUM_CARD_PLANES
+        self.card_term = nn.Linear(6 + NUM_CARD_PLANES, 2)  # shared over cards: (discard, knock) logit terms
+        nn.init.zeros_(self.card_term.weight)
+        nn.init.zeros_(self.card_term.bias)
 
     def forward(self, obs: torch.Tensor):
+        n = obs.shape[0]
         h = self.trunk(obs)
-        return self.policy(h), self.value(h).squeeze(-1)
+        planes = obs[:, : 6 * 52].reshape(n, 6, 52)
+        derived = obs[:, self.base_dim: self.base_dim + 52 * self.card_planes].reshape(n, self.card_planes, 52)
+        card = self.card_term(torch.cat([planes, derived], dim=1).transpose(1, 2))  # (n, 52, 2)
+        logits = self.policy(h)
+        logits = torch.cat([logits[:, :52] + card[..., 0], logits[:, 52:104] + card[..., 1], logits[:, 104:]], dim=-1)
+        return logits, self.value(h).squeeze(-1)
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value(self.trunk(obs)).squeeze(-1)

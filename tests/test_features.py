@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from agents import features as F
 from agents.features import NUM_FEATURES, augment
 from hollywood_env import core
 from hollywood_env import observation as O
@@ -26,23 +27,29 @@ def test_features_match_brute_force():
                 if state.done[i]:
                     continue
                 hand = np.flatnonzero(masks_to_bools(state.hands[i, state.current_player[i]])[0]).tolist()
-                assert round(float(f[i, 104]) * 100) == R.brute_min_deadwood(hand)
+                dw = R.brute_min_deadwood(hand)
+                assert abs(f[i, F.DEADWOOD] - min(dw, 30) / 10) < 1e-6
                 melds = R.brute_knocker_arrangement(hand)
-                assert sorted(np.flatnonzero(f[i, :52]).tolist()) == sorted(c for m in melds for c in m)
+                melded = np.flatnonzero(f[i, F.MELDED:F.MELDED + 52]).tolist()
+                assert sorted(melded) == sorted(c for m in melds for c in m)
                 if state.phase[i] == PHASE_DISCARD:
                     after = R.deadwood_after_discard(hand)
                     legal = np.flatnonzero(mask[i, :52]).tolist()
+                    best = min(after[c] for c in legal)
                     for c in range(52):
                         expect = 1 - after[c] / 100 if c in legal else 0.0
-                        assert abs(f[i, 52 + c] - expect) < 1e-6
-                    assert f[i, 105] == 0
+                        assert abs(f[i, F.DISCARD_VALUE + c] - expect) < 1e-6
+                        assert f[i, F.BEST_DISCARD + c] == (c in legal and after[c] == best)
+                    assert f[i, F.TAKE_DEADWOOD] == 0 and f[i, F.TAKE_KNOCKS] == 0
                     checked_discard += 1
                 else:
                     top = int(state.pile_top[i])
                     after = R.deadwood_after_discard(hand + [top])
-                    best = min(v for c, v in after.items() if c != top)
-                    assert abs(f[i, 105] - best / 100) < 1e-6
-                    assert not f[i, 52:104].any()
+                    take = min(v for c, v in after.items() if c != top)
+                    assert abs(f[i, F.TAKE_DEADWOOD] - min(take, 30) / 10) < 1e-6
+                    assert abs(f[i, F.TAKE_GAIN] - (dw - take) / 10) < 1e-6
+                    assert f[i, F.TAKE_KNOCKS] == (take <= state.knock_limit[i])
+                    assert not f[i, F.BEST_DISCARD:F.DISCARD_VALUE + 52].any()
                     checked_draw += 1
         a = np.argmax(rng.random(mask.shape) * mask, axis=1)
         core.step(state, a)
