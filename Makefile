@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-slow quickstart bench bench-bots clean
+.PHONY: setup test test-slow test-ray quickstart bench bench-bots bench-collect clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -19,10 +19,13 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow and not ray"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m slow
+
+test-ray: $(STAMP)
+	$(BIN)/pip install -q -e ".[ray]" && $(BIN)/python -m pytest -q -m ray
 
 quickstart: $(STAMP)
 	$(BIN)/python -m experiments.quickstart
@@ -34,6 +37,9 @@ bench: $(STAMP)
 
 bench-bots: $(STAMP)
 	$(BIN)/python benchmarks/bots_throughput.py
+
+bench-collect: $(STAMP)
+	$(BIN)/python benchmarks/collect_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -27,9 +27,15 @@ class Assignment:
 
 class League:
     """Opponents for a batch of games. Every member (bot or snapshot) has a fixed integer id;
-    a snapshot evicted from the pool keeps playing the episodes it was drawn for."""
+    a snapshot evicted from the pool keeps playing the episodes it was drawn for.
 
-    def __init__(self, cfg, rules, rng: np.random.Generator):
+    ``make_bots=False`` keeps the bots' ids but builds no bot (the PPO learner's view of the league:
+    the pool and the best snapshot, for gating and checkpoints; its rollout shards play the bots).
+    Member ids depend only on the order of additions, so every copy of a league that receives the
+    same snapshots in the same order agrees on them.
+    """
+
+    def __init__(self, cfg, rules, rng: np.random.Generator, make_bots: bool = True):
         self.cfg = cfg
         self.rules = rules
         self.rng = rng
@@ -38,7 +44,8 @@ class League:
         self.bot_ids: list[int] = []
         self.snapshot_ids: list[int] = []  # the pool, oldest first
         for name in cfg.bots:
-            self._add(make_agent(name, rules, seed=np.random.default_rng(rng.integers(2**63))), name, self.bot_ids)
+            seed = np.random.default_rng(rng.integers(2**63))
+            self._add(make_agent(name, rules, seed=seed) if make_bots else None, name, self.bot_ids)
         self.best = None  # the best snapshot so far (a policy), for gating
         self.best_name: str | None = None
 
@@ -85,3 +92,49 @@ class League:
         for k in list(self.policies):
             if k not in keep and self.policies[k] is not self.best:
                 del self.policies[k]
+
+    # --- restorable state (rollout worker restarts) ------------------------------------------------
+
+    def get_state(self) -> dict:
+        """Everything but the snapshots' weights: ids, names, pool, best, and the RNG states of the
+        sampler and of every member (a bot's ``rng``, a snapshot policy's torch ``generator``)."""
+        best = next((k for k, p in self.policies.items() if p is self.best and p is not None), None)
+        return {"rng": self.rng.bit_generator.state, "names": dict(self.names), "bot_ids": list(self.bot_ids),
+                "snapshot_ids": list(self.snapshot_ids), "live": list(self.policies), "best": best,
+                "member_rng": {k: _rng_state(p) for k, p in self.policies.items()}}
+
+    def set_state(self, state: dict, make_snapshot) -> None:
+        """Restore :meth:`get_state` on a league built with the same config (same bots).
+        ``make_snapshot(id, name)`` rebuilds a live snapshot's policy from its weights."""
+        if list(state["bot_ids"]) != self.bot_ids:
+            raise ValueError("league state from a league with other bots")
+        self.names = dict(state["names"])
+        self.snapshot_ids = list(state["snapshot_ids"])
+        policies = {}
+        for k in state["live"]:
+            policies[k] = self.policies[k] if k in self.bot_ids else make_snapshot(k, self.names[k])
+            _set_rng_state(policies[k], state["member_rng"].get(k))
+        self.policies = policies
+        self.best = None if state["best"] is None else policies[state["best"]]
+        self.best_name = None if state["best"] is None else self.names[state["best"]]
+        self.rng.bit_generator.state = state["rng"]
+
+
+def _rng_state(policy):
+    gen = getattr(policy, "generator", None)
+    if gen is not None and hasattr(gen, "get_state"):  # a torch.Generator (PPOPolicy)
+        return ("torch", gen.get_state())
+    rng = getattr(policy, "rng", None)
+    if isinstance(rng, np.random.Generator):  # the bots of agents.bots
+        return ("numpy", rng.bit_generator.state)
+    return None  # stateless, or randomness we cannot see
+
+
+def _set_rng_state(policy, state) -> None:
+    if state is None:
+        return
+    kind, value = state
+    if kind == "torch":
+        policy.generator.set_state(value)
+    else:
+        policy.rng.bit_generator.state = value

@@ -4,8 +4,11 @@
                            [--reward MODE] [--seed S] [--max-steps N] [--out DIR] [--json]
     hollywood tournament AGENT AGENT ... [--matches N] [...same options...] [--out DIR] [--no-plot]
 
+    hollywood tournament ... --ray [--ray-address ADDR]   (the pairings as parallel Ray tasks)
+
     hollywood train CONFIG [...]       (experiments/train.py parses its own arguments)
     hollywood reproduce RUN_DIR [...]
+    hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (experiments/sweep.py, Ray Tune)
 
 Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``ppo:PATH``, ``dqn:PATH`` (a checkpoint
 or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
@@ -188,20 +191,30 @@ def _add_tournament(p):
     p.add_argument("--out", metavar="DIR", default="runs/tournament",
                    help="output folder for the CSV, JSON, Markdown and heatmap (default runs/tournament)")
     p.add_argument("--no-plot", action="store_true", help="do not draw heatmap.png")
+    p.add_argument("--ray", action="store_true",
+                   help="play the pairings as parallel Ray tasks (same results as without; needs pip install '.[ray]')")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="with --ray: join this Ray cluster (auto: the one of `ray start --head`); "
+                        "default: start a local Ray")
 
 
 def _run_tournament(args) -> int:
+    from .ray_tools import RayUnavailable
     from .tournament import round_robin, summarize_tournament, write_tournament, format_tournament
 
     if len(args.agents) < 2:
         raise CLIError("a tournament needs at least two agents")
+    if args.ray_address and not args.ray:
+        raise CLIError("--ray-address needs --ray")
     rules, n_pairs, max_steps = _check_common(args, 1000)
     _check_agents(args.agents, rules)
     k = len(args.agents)
     bar = _progress(k * (k - 1) // 2 * 2 * n_pairs, f"round robin of {k}", args.quiet)
     try:
         t = round_robin(args.agents, rules, n_pairs, args.seed, max_steps=max_steps, per_hand=args.hands is not None,
-                        batch_pairs=args.batch_pairs, progress=bar)
+                        batch_pairs=args.batch_pairs, progress=bar, ray=args.ray, ray_address=args.ray_address)
+    except RayUnavailable as e:
+        raise CLIError(str(e)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -217,6 +230,8 @@ def _run_tournament(args) -> int:
 add_passthrough("train", "train a PPO or DQN agent from a YAML config (see experiments/train.py)",
                 "experiments.train:train_main")
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics", "experiments.train:reproduce_main")
+add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",
+                "experiments.sweep:sweep_main")
 add_command("evaluate", "head-to-head of two agents with duplicate deals and 95% intervals", _add_evaluate, _run_evaluate)
 add_command("tournament", "round robin: pairwise win rates, ratings, CSV/JSON/Markdown/heatmap", _add_tournament,
             _run_tournament)

@@ -16,6 +16,7 @@ Unknown keys and values of the wrong type are errors (see :mod:`experiments.conf
     league: {self_play_weight: 0.5, snapshot_weight: 0.25, bot_weight: 0.25, bots: [random, simple]}
     eval:   {every: 20, pairs: 100, bots: [random, simple]}
     log:    {root: runs, name: ppo_hollywood, checkpoint_every: 10}
+    collector: {kind: local, num_workers: 1, ray_address: null, ...}   # agents/collectors.py (ppo only)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.collectors import CollectorConfig
 from agents.dqn import DQNConfig
 from agents.ppo import PPOConfig
 
@@ -108,6 +110,7 @@ class TrainConfig:
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    collector: CollectorConfig = field(default_factory=CollectorConfig)
 
     def __post_init__(self):
         if self.algo not in ("ppo", "dqn"):
@@ -116,6 +119,10 @@ class TrainConfig:
             raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {self.device!r}")
         if self.total_steps < 1:
             raise ValueError(f"total_steps must be positive, got {self.total_steps}")
+        if self.algo == "ppo":
+            self.collector.envs_per_worker(self.ppo.num_games)  # num_games must split evenly
+        elif self.collector.kind != "local" or self.collector.num_workers != 1:
+            raise ValueError(f"collector: only PPO collects in shards; {self.algo} needs kind local and num_workers 1")
         w = (self.league.self_play_weight, self.league.snapshot_weight, self.league.bot_weight)
         if min(w) < 0 or sum(w) <= 0:
             raise ValueError(f"league weights must be >= 0 and not all 0, got {w}")

@@ -272,8 +272,13 @@ class TournamentResult:
 
 def round_robin(agents: list[str], rules: Rules | str | None = None, n_pairs: int = 1000, seed: int | None = 0, *,
                 max_steps: int | None = DEFAULT_MAX_STEPS, per_hand: bool = False,
-                batch_pairs: int = DEFAULT_BATCH_PAIRS, progress=None) -> TournamentResult:
-    """Every pairing of ``agents`` (specs) plays ``n_pairs`` duplicate pairs on the same deals."""
+                batch_pairs: int = DEFAULT_BATCH_PAIRS, progress=None, ray: bool = False,
+                ray_address: str | None = None) -> TournamentResult:
+    """Every pairing of ``agents`` (specs) plays ``n_pairs`` duplicate pairs on the same deals.
+
+    ``ray=True`` plays the pairings as parallel Ray tasks (:mod:`experiments.ray_tools`; a local
+    Ray, or the cluster at ``ray_address``) with the same results: each pairing's deals and agent
+    seeds are fixed here before any is played."""
     rules = resolve_rules(rules)
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {agents}")
@@ -281,13 +286,17 @@ def round_robin(agents: list[str], rules: Rules | str | None = None, n_pairs: in
     seeds = deal_seeds(seed, n_pairs)
     pairs = list(combinations(range(len(agents)), 2))
     rngs = _agent_seeds(seed, 2 * len(pairs))
+    jobs = [((i, j), dict(agent_a=agents[i], agent_b=agents[j], rules=rules, n_pairs=n_pairs, seed=seed,
+                          max_steps=max_steps, per_hand=per_hand, slot_seeds=seeds, batch_pairs=batch_pairs,
+                          names=(labels[i], labels[j]), agent_seeds=(rngs[2 * k], rngs[2 * k + 1])))
+            for k, (i, j) in enumerate(pairs)]
     t0 = time.perf_counter()
-    results = {}
-    for k, (i, j) in enumerate(pairs):
-        results[(i, j)] = play_pairing(
-            agents[i], agents[j], rules, n_pairs, seed, max_steps=max_steps, per_hand=per_hand, slot_seeds=seeds,
-            batch_pairs=batch_pairs, progress=progress, names=(labels[i], labels[j]),
-            agent_seeds=(rngs[2 * k], rngs[2 * k + 1]))
+    if ray:
+        from experiments.ray_tools import play_pairings_ray
+
+        results = play_pairings_ray(jobs, progress, address=ray_address)
+    else:
+        results = {key: play_pairing(**kw, progress=progress) for key, kw in jobs}
     return TournamentResult(labels, rules, n_pairs, seed, per_hand, results, time.perf_counter() - t0)
 
 

@@ -15,12 +15,15 @@ import sys
 from pathlib import Path
 
 from experiments.config import ConfigError, load_config
+from experiments.ray_tools import RayUnavailable
 from experiments.runlog import RunLogger, new_run_dir, read_metrics
 from experiments.schema import TrainConfig
 
 
-def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None) -> tuple[Path, dict]:
-    """Train with ``cfg``; returns the run folder and the final metrics."""
+def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None,
+                 on_update=None) -> tuple[Path, dict]:
+    """Train with ``cfg``; returns the run folder and the final metrics. ``on_update(update,
+    collector)``: called after every PPO update (tests and tooling)."""
     from tqdm.auto import tqdm
 
     if run_dir is None:
@@ -37,8 +40,11 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
     total_updates = max(1, cfg.total_steps // per_update)
     bar = tqdm(total=total_updates, desc=f"{cfg.algo} {run_dir.name}", unit="update",
                disable=not cfg.log.progress, dynamic_ncols=True)
+    extra = {} if on_update is None else {"on_update": on_update}
+    if extra and cfg.algo != "ppo":
+        raise ConfigError("on_update is a hook of the PPO trainer")
     try:
-        metrics = train(cfg, run_dir, logger, resume_from=resume_from, progress=bar)
+        metrics = train(cfg, run_dir, logger, resume_from=resume_from, progress=bar, **extra)
         logger.hparams({k: v for k, v in metrics.items() if k.startswith("eval/")})
     finally:
         bar.close()
@@ -53,6 +59,7 @@ def train_main(argv=None) -> int:
     parser.add_argument("--resume", help="a run folder or checkpoint to continue")
     args, overrides = parser.parse_known_args(argv)
     resume = Path(args.resume) if args.resume else None
+    run_dir = None
     try:
         if resume is not None:
             run_dir = resume if resume.is_dir() else resume.parent.parent
@@ -67,10 +74,18 @@ def train_main(argv=None) -> int:
             if args.config is None:
                 parser.error("give a config file (or --resume RUN_DIR)")
             cfg = load_config(TrainConfig, args.config, overrides)
-            out, metrics = run_training(cfg)
-    except (ConfigError, FileNotFoundError) as e:
+            run_dir = new_run_dir(cfg.log.root, cfg.log.name, cfg.seed)
+            out, metrics = run_training(cfg, run_dir)
+    except (ConfigError, FileNotFoundError, RayUnavailable) as e:
         print(f"hollywood train: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if run_dir is not None and (run_dir / "checkpoints" / "latest.pt").is_file():
+            print(f"\nhollywood train: interrupted; continue with `hollywood train --resume {run_dir}`",
+                  file=sys.stderr)
+        else:
+            print("\nhollywood train: interrupted", file=sys.stderr)
+        return 130
     print(f"run folder: {out}")
     print(f"tensorboard --logdir {out.parent}")
     return 0

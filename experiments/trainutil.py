@@ -80,6 +80,12 @@ class HollywoodStats:
             self.learner_games += int(learner_games_won.sum())
             self.learner_matches += int(learner_games_won.size)
 
+    def merge(self, other: "HollywoodStats") -> "HollywoodStats":
+        """Add the counts of ``other`` (another rollout shard's) to these."""
+        for k, v in vars(other).items():
+            setattr(self, k, getattr(self, k) + v)
+        return self
+
     def scalars(self) -> dict:
         decided = self.hands - self.walls
         out = {

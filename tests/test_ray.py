@@ -1,0 +1,137 @@
+"""The Ray side: the Ray collector matches the local one, a killed rollout worker is restarted
+and the run goes on unchanged, an interrupt leaves a checkpoint, a two-seed sweep, a tournament
+on Ray tasks. Marked ``ray``: run with ``make test-ray`` (``pytest -m ray``), on a 2-CPU local Ray."""
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+from agents.ppo import load_checkpoint
+from experiments.config import load_config
+from experiments.schema import TrainConfig
+from experiments.train import compare_metrics, run_training
+
+pytestmark = pytest.mark.ray
+ray = pytest.importorskip("ray")
+
+TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
+        "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
+        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100",
+        "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1", "--log.progress", "false",
+        "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
+
+
+def tiny(root, *extra):
+    return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(root)] + list(extra))
+
+
+def lines(run_dir):
+    return [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def local_two_shards(tmp_path_factory):
+    """The reference: the tiny run with two local shards."""
+    run, _ = run_training(tiny(tmp_path_factory.mktemp("local"), "--collector.num_workers", "2"))
+    return lines(run)
+
+
+def test_ray_collector_matches_local(local_ray, local_two_shards, tmp_path):
+    run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"))
+    assert compare_metrics(local_two_shards, lines(run)) == []
+    assert metrics["charts/worker_restarts"] == 0
+
+
+def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_two_shards, tmp_path, caplog):
+    killed = []
+
+    def kill(update, collector):
+        # worker 0 after update 1 (a fresh shard), worker 1 after update 3 (its league holds the
+        # snapshot promoted at update 2, rebuilt from the learner's copy)
+        if update == 3:
+            assert collector.states[1]["league"]["snapshot_ids"], "the promoted snapshot should be in its league"
+        if update in (1, 3):
+            ray.kill(collector.workers[0 if update == 1 else 1])
+            killed.append(update)
+
+    with caplog.at_level(logging.WARNING, logger="agents.collectors"):
+        run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"),
+                                    on_update=kill)
+    assert killed == [1, 3]
+    got = lines(run)
+    assert [x["update"] for x in got] == [1, 2, 3, 4]
+    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
+    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
+    # restarted from its last state, a worker collects what it would have: the run is the same
+    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
+    assert compare_metrics(strip(local_two_shards), strip(got)) == []
+
+
+def test_interrupt_with_ray_workers_leaves_a_checkpoint(local_ray, tmp_path):
+    seen = {}
+
+    def stop(update, collector):
+        seen["workers"] = list(collector.workers)
+        raise KeyboardInterrupt
+
+    run_dir = tmp_path / "interrupted"
+    cfg = tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2", "--log.checkpoint_every", "10")
+    with pytest.raises(KeyboardInterrupt):
+        run_training(cfg, run_dir=run_dir, on_update=stop)
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 1
+    for w in seen["workers"]:  # the collector killed its actors on the way out
+        with pytest.raises(ray.exceptions.RayActorError):
+            ray.get(w.pid.remote(), timeout=60)
+    run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
+    assert [x["update"] for x in lines(run_dir)] == [1, 2, 3, 4]
+
+
+def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
+    from experiments.sweep import run_sweep
+
+    res = run_sweep("configs/ppo_tiny.yaml", [0, 1], [], TINY + ["--log.root", str(tmp_path),
+                                                                 "--total_steps", "1024"],
+                    out=str(tmp_path / "sweep"))
+    assert res["failed"] == []
+    runs = sorted(p for p in tmp_path.iterdir() if p.name.startswith("ppo_tiny__"))
+    assert [p.name.split("__")[1] for p in runs] == ["0", "1"]
+    for p in runs:
+        assert list(p.glob("events.out.tfevents.*")) and (p / "checkpoints" / "latest.pt").is_file()
+    for name in ("summary.md", "summary.csv", "summary.json"):
+        assert (tmp_path / "sweep" / name).is_file()
+    rows = {r["metric"]: r for r in res["rows"]}
+    r = rows["eval/win_rate_vs_random"]
+    assert r["seeds"] == 2 and r["point"] == "(base)"
+    assert r["mean"] == pytest.approx(np.mean(r["values"]))
+    assert "| (base) | eval/win_rate_vs_random | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
+
+
+def test_tournament_on_ray_tasks_matches_local(local_ray):
+    from experiments.tournament import round_robin, summarize_tournament
+
+    agents = ["random", "simple", "neller"]
+    a = round_robin(agents, "hollywood", n_pairs=6, seed=5, max_steps=300)
+    b = round_robin(agents, "hollywood", n_pairs=6, seed=5, max_steps=300, ray=True)
+    assert a.pairings.keys() == b.pairings.keys()
+    for key, ra in a.pairings.items():
+        rb = b.pairings[key]
+        for name, va in vars(ra).items():
+            if name in ("seconds", "rules"):
+                continue
+            vb = getattr(rb, name)
+            assert np.array_equal(va, vb) if isinstance(va, np.ndarray) else va == vb, (key, name)
+    sa = summarize_tournament(a, n_boot=50, n_boot_ratings=20)
+    sb = summarize_tournament(b, n_boot=50, n_boot_ratings=20)
+    assert sa["ratings"] == sb["ratings"] and sa["matrix"] == sb["matrix"]
