@@ -438,7 +438,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     """Train DQN with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics."""
     from agents.league import SELF, League
     from experiments.config import to_dict
-    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, gate, seed_everything
+    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, promote_if_better, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.selfplay import SelfPlayBatch
 
@@ -599,14 +599,9 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         lc = cfg.league
         if lc.snapshot_every and update % lc.snapshot_every == 0:
             name = f"snapshot_{update}"
-            cand = snapshot(name)
-            if league.best is None:
-                win = 1.0
-            else:
-                win = gate(cand, league.best, rules, lc.gate_pairs, lc.gate_per_hand, seed=cfg.seed + update)
+            win, promoted = promote_if_better(league, snapshot(name), name, rules, lc, seed=cfg.seed + update)
             metrics["league/gate_win_rate"] = win
-            if league.best is None or win > lc.gate_threshold:
-                league.add_snapshot(cand, name)
+            if promoted:
                 save(run_dir / "checkpoints" / "best.pt", update, snapshots=False)
             league.forget_unused(assign.opponent)
 

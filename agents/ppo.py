@@ -137,7 +137,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     from agents.collectors import make_collector
     from agents.league import League
     from experiments.config import to_dict
-    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, gate, seed_everything
+    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, promote_if_better, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
 
@@ -283,13 +283,9 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
             if lc.snapshot_every and update % lc.snapshot_every == 0:
                 name = f"snapshot_{update}"
                 cand = snapshot(name)
-                if league.best is None:
-                    win = 1.0
-                else:
-                    win = gate(cand, league.best, rules, lc.gate_pairs, lc.gate_per_hand, seed=cfg.seed + update)
+                win, promoted = promote_if_better(league, cand, name, rules, lc, seed=cfg.seed + update)
                 metrics["league/gate_win_rate"] = win
-                if league.best is None or win > lc.gate_threshold:
-                    league.add_snapshot(cand, name)
+                if promoted:
                     additions.append((name, cand.net.state_dict()))
                     save(run_dir / "checkpoints" / "best.pt", checkpoint(update, snapshots=False))
             league.forget_unused(np.array(sorted({k for b in batches for k in b.live}), dtype=np.int64))

@@ -53,6 +53,20 @@ def gate(candidate, best, rules, pairs: int, per_hand: bool, seed: int) -> float
     return match_win_rate(r)
 
 
+def promote_if_better(league, candidate, name: str, rules, league_cfg, seed: int) -> tuple[float, bool]:
+    """The league's gated promotion: ``candidate`` joins the pool (and becomes the best snapshot)
+    when there is no best yet, or when it beats the best in more than ``gate_threshold`` of
+    ``gate_pairs`` duplicate pairs. Returns ``(win rate, promoted)``."""
+    if league.best is None:
+        win = 1.0
+    else:
+        win = gate(candidate, league.best, rules, league_cfg.gate_pairs, league_cfg.gate_per_hand, seed=seed)
+    promoted = league.best is None or win > league_cfg.gate_threshold
+    if promoted:
+        league.add_snapshot(candidate, name)
+    return win, promoted
+
+
 class HollywoodStats:
     """Accumulates ``hollywood/*`` statistics from the ``info`` of self-play batch steps."""
 
