@@ -18,26 +18,7 @@ is that agent's own view; ``action_mask`` is the legal actions for the agent to 
 for the other one (and once the episode is over). The observation holds public information
 and the agent's own cards only (``D = 320 + 9 C``, 347 for three columns):
 
-=========================  ========  =============================================================
-slice                      size      content
-=========================  ========  =============================================================
-``HAND``                   52        1 for each card in the viewer's hand
-``PILE_TOP``               52        one-hot top card of the discard pile (all 0 if empty)
-``PILE``                   52        cards in the discard pile, valued by depth: ``(i + 1) / n``
-                                     for the ``i``-th card from the bottom of a pile of ``n``
-``OPP_KNOWN``              52        cards the opponent took from the pile and still holds
-``OPP_DISCARDED``          52        cards the opponent discarded this hand
-``OWN_DISCARDED``          52        cards the viewer discarded this hand
-``STOCK``                  1         cards left in the stock / 31
-``PHASE``                  3         one-hot: first upcard, draw, discard
-``IS_DEALER``              1         1 if the viewer dealt this hand
-``KNOCK_LIMIT``            1         knock limit in force / 10 (0: gin only)
-``DOUBLED``                1         1 if this hand's score is doubled (Oklahoma spade)
-``HAND_NUMBER``            1         deals so far in this match / 100 (capped at 1)
-``SHEET``                  9 * C     per column k: own points / target, opponent's / target,
-                                     own opened, opponent opened, game ended, won by viewer,
-                                     won by opponent, own hands credited / 10, opponent's / 10
-=========================  ========  =============================================================
+{OBSERVATION_TABLE}
 
 Rewards: zero-sum, shaped by :mod:`hollywood_env.rewards` (``reward=`` a mode name or a
 :class:`~hollywood_env.rewards.RewardConfig`; default ``"hollywood"``: the change of the
@@ -80,7 +61,11 @@ from pettingzoo.utils import wrappers
 
 from . import core
 from .actions import NUM_ACTIONS, action_name
-from .observation import encode_one
+from .observation import OBSERVATION_TABLE, encode_one
+
+# the observation table lives once, in hollywood_env.observation
+if __doc__:  # None under python -OO
+    __doc__ = __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION_TABLE)
 from .render import hand_summary, render_state
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
 from .rules import Rules, resolve_rules

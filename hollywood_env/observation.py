@@ -35,6 +35,9 @@ from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import NUM_CARDS
 from .rules import Rules
 
+#: the table of the module docstring (the env modules include it in their documentation)
+OBSERVATION_TABLE = __doc__[__doc__.index("=" * 25):__doc__.rindex("=" * 61) + 61] if __doc__ else ""
+
 HAND = slice(0, 52)
 PILE_TOP = slice(52, 104)
 PILE = slice(104, 156)
