@@ -573,32 +573,19 @@ def short_label(agent: str) -> str:
     return f"{prefix}:{p.name}"
 
 
-def _matrix(s: dict, key: str) -> np.ndarray:
-    return np.array([[np.nan if v is None else v for v in row] for row in s["matrix"][key]], dtype=float)
-
-
 def plot_tournament(summary: dict, ratings: Sequence[dict] | None = None):
     """The win-rate matrix as an annotated heatmap (row agent against column agent, 95% Wilson
     interval) and the Elo ratings with their 95% intervals. Returns the figure."""
     import matplotlib.pyplot as plt
 
+    from experiments.tournament import draw_heatmap
+
     agents = [short_label(a) for a in summary["agents"]]
     ratings = list(ratings if ratings is not None else summary["ratings"])
     k = len(agents)
-    rate, low, high = (_matrix(summary, key) for key in ("rate", "low", "high"))
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(1.5 * k + 8, 1.1 * k + 2.2),
                                   gridspec_kw={"width_ratios": [1.4, 1]})
-    im = ax.imshow(np.ma.masked_invalid(rate), cmap="RdBu", vmin=0, vmax=1)
-    ax.set_xticks(range(k), agents, rotation=30, ha="right")
-    ax.set_yticks(range(k), agents)
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("agent")
-    for i in range(k):
-        for j in range(k):
-            if i != j and np.isfinite(rate[i, j]):
-                ax.text(j, i, f"{100 * rate[i, j]:.0f}%\n[{100 * low[i, j]:.0f}, {100 * high[i, j]:.0f}]",
-                        ha="center", va="center", fontsize=8,
-                        color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black")
+    im = draw_heatmap(ax, summary, labels=agents, digits=0)
     fig.colorbar(im, ax=ax, label=f"{summary['unit']} win rate", shrink=0.8)
     ax.set_title(f"{summary['unit']} win rate ({2 * summary['pairs_per_pairing']} per pairing)", fontsize=10)
     order = sorted(ratings, key=lambda r: r["elo"])

@@ -458,18 +458,13 @@ def write_tournament(s: dict, out_dir, plot: bool = True) -> dict:
     return paths
 
 
-def plot_heatmap(s: dict, path: str) -> str:
-    """The matrix of win rates as an annotated heatmap (needs matplotlib)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    agents = s["agents"]
+def draw_heatmap(ax, s: dict, labels=None, digits: int = 1):
+    """Draw the win-rate matrix of a tournament summary on matplotlib axes ``ax`` (annotated with
+    the 95% intervals). Returns the image, for a colorbar."""
+    agents = list(labels if labels is not None else s["agents"])
     k = len(agents)
     rate, low, high = (np.array([[np.nan if x is None else x for x in row] for row in s["matrix"][key]], dtype=float)
                        for key in ("rate", "low", "high"))
-    fig, ax = plt.subplots(figsize=(1.6 * k + 2.5, 1.3 * k + 1.5))
     im = ax.imshow(np.ma.masked_invalid(rate), cmap="RdBu", vmin=0, vmax=1)
     ax.set_xticks(range(k), agents, rotation=30, ha="right")
     ax.set_yticks(range(k), agents)
@@ -479,8 +474,21 @@ def plot_heatmap(s: dict, path: str) -> str:
         for j in range(k):
             if i != j and np.isfinite(rate[i, j]):
                 dark = abs(rate[i, j] - 0.5) > 0.3
-                ax.text(j, i, f"{100 * rate[i, j]:.1f}%\n[{100 * low[i, j]:.1f}, {100 * high[i, j]:.1f}]",
+                ax.text(j, i, f"{100 * rate[i, j]:.{digits}f}%\n[{100 * low[i, j]:.{digits}f}, {100 * high[i, j]:.{digits}f}]",
                         ha="center", va="center", fontsize=8, color="white" if dark else "black")
+    return im
+
+
+def plot_heatmap(s: dict, path: str) -> str:
+    """The matrix of win rates as an annotated heatmap PNG (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    k = len(s["agents"])
+    fig, ax = plt.subplots(figsize=(1.6 * k + 2.5, 1.3 * k + 1.5))
+    im = draw_heatmap(ax, s)
     fig.colorbar(im, ax=ax, label=f"{s['unit']} win rate")
     ax.set_title(f"{s['unit']} win rate, rules {s['rules']}, {2 * s['pairs_per_pairing']} {_plural(s['unit'])} per pairing")
     fig.tight_layout()
