@@ -10,6 +10,9 @@
 * AEC env: ``hollywood_env.env()`` (with PettingZoo's wrappers) and ``raw_env``, random legal
   actions from the observation's mask, the usual ``agent_iter`` / ``last`` / ``step`` loop,
   resetting after every match. Steps/s = decisions/s.
+* AEC ceiling: a do-nothing AEC env with the same spaces (its matches last 500 steps) in the
+  same loop, bare and in the same PettingZoo wrappers as ``env()``: the most any AEC env can
+  reach here, and the cost of the wrappers alone.
 
 Usage: ``python benchmarks/env_throughput.py [--seconds 3] [--sizes 1024 4096]``
 """
@@ -23,12 +26,67 @@ import sys
 import time
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import hollywood_env as H  # noqa: E402
+from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
 from hollywood_env.aec_env import raw_env  # noqa: E402
 from hollywood_env.selfplay import random_legal_actions  # noqa: E402
+
+
+class NullAEC(AECEnv):
+    """An AEC env that does nothing: constant observations, every action legal, 500-step matches."""
+
+    metadata = {"name": "null_v0", "render_modes": [], "is_parallelizable": False}
+
+    def __init__(self):
+        super().__init__()
+        self.possible_agents = ["player_0", "player_1"]
+        space = H.env().observation_space("player_0")
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._obs = {"observation": np.zeros(space["observation"].shape, dtype=np.float32),
+                     "action_mask": np.ones(NUM_ACTIONS, dtype=np.int8)}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = "player_0"
+        self._steps = 0
+
+    def observe(self, agent):
+        return {k: v.copy() for k, v in self._obs.items()}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._steps += 1
+        if self._steps >= 500:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = "player_1" if agent == "player_0" else "player_0"
+        self._accumulate_rewards()
+
+
+def wrapped_null_aec():
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(NullAEC(), illegal_reward=-1)))
 
 
 def bench_vector(num_envs: int, seconds: float, rules: str) -> tuple[float, float]:
@@ -100,7 +158,9 @@ def main() -> None:
     for n in args.sizes:
         rows.append((f"self-play batch, num_games={n}", "decisions/s", bench_selfplay(n, args.seconds, args.rules), None, None))
     rows.append(("AEC env: hollywood_env.env() (wrapped)", "steps/s", bench_aec(lambda: H.env(rules=args.rules), args.seconds), None, 20_000))
-    rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, None))
+    rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, 20_000))
+    rows.append(("AEC ceiling: do-nothing env, wrapped as env()", "steps/s", bench_aec(wrapped_null_aec, args.seconds), None, None))
+    rows.append(("AEC ceiling: do-nothing env, bare", "steps/s", bench_aec(NullAEC, args.seconds), None, None))
 
     print(f"numpy {np.__version__}, Python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs visible; rules {args.rules}; {args.seconds:g} s per row")

@@ -61,13 +61,13 @@ from pettingzoo.utils import wrappers
 
 from . import core
 from .actions import NUM_ACTIONS, action_name
-from .observation import OBSERVATION_TABLE, encode_one
+from .observation import OBSERVATION_TABLE, encode_one, sheet_features_one
 
 # the observation table lives once, in hollywood_env.observation
 if __doc__:  # None under python -OO
     __doc__ = __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION_TABLE)
 from .render import hand_summary, render_state
-from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
+from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards_one
 from .rules import Rules, resolve_rules
 from .selfplay import slot_seeds_for
 from .vector_env import observation_space_for
@@ -76,7 +76,6 @@ __all__ = ["env", "raw_env", "IllegalActionError"]
 
 IllegalActionError = core.IllegalActionError
 
-_STEPPED = np.ones(1, dtype=bool)
 
 
 def env(**kwargs):
@@ -132,6 +131,7 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary: dict | None = None
         self._obs_cache: dict = {}
+        self._sheet_cache: dict = {}  # viewer -> SHEET features; the sheet changes only at a hand's end
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -156,6 +156,7 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary = None
         self._obs_cache = {}
+        self._sheet_cache = {}
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -170,10 +171,14 @@ class raw_env(AECEnv, EzPickle):
         obs = self._obs_cache.get(agent)
         if obs is None:
             p = self._names.index(agent)
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
             if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
-                mask[self.state.legal_action_mask[0]] = 1
-            obs = {"observation": encode_one(self.state, 0, p), "action_mask": mask}
+                mask = self.state.legal_action_mask[0].astype(np.int8)
+            else:
+                mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            sheet = self._sheet_cache.get(p)
+            if sheet is None:
+                sheet = self._sheet_cache[p] = sheet_features_one(self.state, 0, p)
+            obs = {"observation": encode_one(self.state, 0, p, sheet=sheet), "action_mask": mask}
             self._obs_cache[agent] = obs
         return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
 
@@ -189,8 +194,10 @@ class raw_env(AECEnv, EzPickle):
         self.infos[agent] = {}
         core.step(st, np.array([a], dtype=np.int64))
         self._obs_cache = {}
-        r = shaped_rewards(st, self.reward_config, _STEPPED)[0]
-        self.rewards = {self._names[0]: float(r[0]), self._names[1]: float(r[1])}
+        if st.hand_ended[0]:
+            self._sheet_cache = {}
+        r0, r1 = shaped_rewards_one(st, self.reward_config)
+        self.rewards = {self._names[0]: r0, self._names[1]: r1}
         summary = hand_summary(st, 0, self._names) if st.hand_ended[0] else None
         self._last_summary = summary
         if summary is not None:

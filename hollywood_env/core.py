@@ -300,8 +300,10 @@ def step(state: State, actions, games=None) -> State:
     actions = np.asarray(actions)
     if actions.shape != (b,):
         raise ValueError(f"actions must have shape ({b},) (one per game), got {actions.shape}")
-    if not np.issubdtype(actions.dtype, np.integer):
+    if actions.dtype.kind not in "iu":
         raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
+    if b == 1 and games is None and _step_one(state, int(actions[0])):
+        return state
     actions = actions.astype(np.int64)
     active = ~(state.terminated | state.truncated)
     if games is not None:
@@ -383,6 +385,103 @@ def step(state: State, actions, games=None) -> State:
     mask[(state.terminated | state.truncated)[stepped]] = False
     state.legal_action_mask[stepped] = mask
     return state
+
+
+# --- the single-game fast path ----------------------------------------------------------------
+# With one game (the AEC env) numpy's per-call overhead is most of a step's cost. The moves that
+# cannot end a hand (take the discard, pass, draw, a discard that does not reach the wall) and
+# the legal mask after them are done here on Python scalars; knocks, big gins, walls, illegal
+# actions and finished games go through the batched code above. tests/test_core_single.py
+# checks, step by step over random matches of every preset, that both paths give the same state.
+
+
+def _step_one(state: State, a: int) -> bool:
+    """Apply action ``a`` to the only game of a one-game state if it is a simple move (see
+    above); return False, with nothing changed, when the batched path must handle it."""
+    if state.terminated[0] or state.truncated[0] or not 0 <= a < NUM_ACTIONS or not state.legal_action_mask[0, a]:
+        return False
+    if KNOCK <= a < DRAW_STOCK or a == BIG_GIN:
+        return False
+    if a < KNOCK and NUM_CARDS - int(state.stock_pos[0]) == state.rules.wall_stock_size:
+        return False  # this discard ends the hand in a wall
+    if state.hand_ended[0]:  # only a hand's end leaves events and rewards to clear
+        state.rewards[:] = 0
+        _clear_events(state, slice(None))
+    p = int(state.current_player[0])
+    hands, known = state.hands[0], state.known[0]  # views
+    if a < KNOCK:  # a plain discard
+        bit = 1 << a
+        hands[p] = int(hands[p]) ^ bit
+        known[p] = int(known[p]) & ~bit
+        state.discarded[0, p] = int(state.discarded[0, p]) | bit
+        size = int(state.pile_size[0])
+        state.pile[0, size] = a
+        state.pile_size[0] = size + 1
+        state.taken_card[0] = -1
+        state.current_player[0] = 1 - p
+        state.phase[0] = PHASE_DRAW
+    elif a == TAKE_DISCARD:
+        size = int(state.pile_size[0]) - 1
+        top = int(state.pile[0, size])
+        state.pile_size[0] = size
+        hands[p] = int(hands[p]) | (1 << top)
+        known[p] = int(known[p]) | (1 << top)
+        state.taken_card[0] = top
+        state.phase[0] = PHASE_DISCARD
+    elif a == PASS:
+        dealer = int(state.dealer[0])
+        if p != dealer:
+            state.current_player[0] = dealer
+        else:  # the dealer passed too: the non-dealer draws from the stock
+            state.current_player[0] = 1 - dealer
+            _draw_one(state, 1 - dealer)
+    else:  # DRAW_STOCK
+        _draw_one(state, p)
+    state.step_count[0] += 1
+    if state.max_steps is not None and state.step_count[0] >= state.max_steps:
+        state.truncated[0] = True  # a simple move never ends the match, so it is not terminated
+    _legal_mask_one(state)
+    return True
+
+
+def _draw_one(state: State, p: int) -> None:
+    pos = int(state.stock_pos[0])
+    state.hands[0, p] = int(state.hands[0, p]) | (1 << int(state.deck[0, pos]))
+    state.stock_pos[0] = pos + 1
+    state.taken_card[0] = -1
+    state.phase[0] = PHASE_DISCARD
+
+
+def _legal_mask_one(state: State) -> None:
+    """:func:`legal_action_mask` of the only game of a one-game state, written in place."""
+    row = state.legal_action_mask[0]
+    row[:] = False
+    if state.terminated[0] or state.truncated[0]:
+        return
+    phase = int(state.phase[0])
+    if phase == PHASE_DRAW:
+        row[DRAW_STOCK] = row[TAKE_DISCARD] = True
+    elif phase == PHASE_FIRST_UPCARD:
+        row[TAKE_DISCARD] = row[PASS] = True
+    elif phase == PHASE_DISCARD:
+        rules = state.rules
+        hand = int(state.hands[0, int(state.current_player[0])])
+        allowed = hand
+        taken = int(state.taken_card[0])
+        if rules.forbid_discard_of_taken_card and taken >= 0:
+            allowed &= ~(1 << taken)
+        rest = allowed
+        while rest:
+            low = rest & -rest
+            row[low.bit_length() - 1] = True
+            rest ^= low
+        knock = M.knock_discards_one(hand, int(state.knock_limit[0]), allowed)
+        while knock:
+            low = knock & -knock
+            row[KNOCK + low.bit_length() - 1] = True
+            knock ^= low
+        if rules.big_gin and M.is_big_gin_one(hand):
+            row[BIG_GIN] = True
 
 
 def _draw_stock(state: State, g: np.ndarray, p: np.ndarray) -> None:

@@ -300,6 +300,92 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run
     return final, laid_best, dset, drun
 
 
+# --- one hand as a Python int (the single-game fast path) -------------------------------------
+# The same method as above, for one hand held in a Python int: at batch size 1 numpy's per-call
+# overhead dominates, and the single-game engine path (core.step with B = 1, the AEC env) runs
+# on these. Tested against the batched functions above on random and meld-rich hands.
+
+_SUIT_VALUE_L = SUIT_VALUE.tolist()
+_RUN_BITS_L = RUN_BITS.tolist()
+_RUN_VALUE_L = RUN_VALUE.tolist()
+_RANK_VALUE_L = RANK_VALUES.tolist()
+_CARD_VALUE_L = CARD_VALUES.tolist()
+#: the set choices of a rank held 3 times (none / the set) and 4 times (none / all four / the
+#: four 3-card sets, leaving out suit 0..3); a choice is the suits it takes out of the hand
+_SET_CHOICES_3 = (None, (0, 1, 2, 3))
+_SET_CHOICES_4 = (None, (0, 1, 2, 3), (1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))
+
+
+def min_deadwood_one(mask: int) -> int:
+    """Minimum deadwood of one hand (a 52-bit Python int, up to 11 cards)."""
+    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
+    sv, rv = _SUIT_VALUE_L, _RUN_VALUE_L
+    total = sv[p0] + sv[p1] + sv[p2] + sv[p3]
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    if not three:
+        return total - rv[p0] - rv[p1] - rv[p2] - rv[p3]
+    four = p0 & p1 & p2 & p3
+    ranks = []
+    while three:
+        low = three & -three
+        ranks.append((low, _RANK_VALUE_L[low.bit_length() - 1], _SET_CHOICES_4 if four & low else _SET_CHOICES_3))
+        three ^= low
+    best = total
+    for choice in _product([r[2] for r in ranks]):
+        q = [p0, p1, p2, p3]
+        melded = 0
+        for (bit, value, _), suits in zip(ranks, choice):
+            if suits is None:
+                continue
+            for s in suits:
+                if q[s] & bit:
+                    q[s] ^= bit
+                    melded += value
+        dw = total - melded - rv[q[0]] - rv[q[1]] - rv[q[2]] - rv[q[3]]
+        if dw < best:
+            best = dw
+    return best
+
+
+def _product(options: list) -> list:
+    out = [()]
+    for opts in options:
+        out = [prefix + (o,) for prefix in out for o in opts]
+    return out
+
+
+def knock_discards_one(mask: int, limit: int, allowed: int) -> int:
+    """:func:`knock_discards` for one hand: the cards of ``allowed`` whose discard leaves
+    deadwood <= ``limit``, as a Python int mask."""
+    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    rb, sv = _RUN_BITS_L, _SUIT_VALUE_L
+    l0, l1, l2, l3 = p0 & ~(rb[p0] | three), p1 & ~(rb[p1] | three), p2 & ~(rb[p2] | three), p3 & ~(rb[p3] | three)
+    loose_value = sv[l0] + sv[l1] + sv[l2] + sv[l3]
+    if loose_value > limit + 10:  # discarding a card lowers this lower bound by at most 10
+        return 0
+    loose = l0 | (l1 << 13) | (l2 << 26) | (l3 << 39)
+    out = 0
+    rest = allowed & mask
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        bound = loose_value - _CARD_VALUE_L[bit.bit_length() - 1] if loose & bit else loose_value
+        if bound <= limit and min_deadwood_one(mask ^ bit) <= limit:
+            out |= bit
+    return out
+
+
+def is_big_gin_one(mask: int) -> bool:
+    """True when all the cards of one hand (11 for a big gin) fit in melds."""
+    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    rb = _RUN_BITS_L
+    if (p0 & ~(rb[p0] | three)) or (p1 & ~(rb[p1] | three)) or (p2 & ~(rb[p2] | three)) or (p3 & ~(rb[p3] | three)):
+        return False
+    return min_deadwood_one(mask) == 0
+
+
 # --- readable wrappers -----------------------------------------------------------------------
 
 

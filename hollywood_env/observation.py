@@ -70,48 +70,44 @@ _DEPTH = ((np.arange(NUM_CARDS)[None, :] + 1) / np.maximum(np.arange(NUM_CARDS +
 _UNPACK_SHAPE = (6, 64)
 
 
-def encode_one(state, game: int = 0, viewer: int | None = None) -> np.ndarray:
+def encode_one(state, game: int = 0, viewer: int | None = None, sheet: np.ndarray | None = None) -> np.ndarray:
     """The observation ``(D,)`` of one game seen by ``viewer`` (default: the player to act).
-    Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game."""
+    Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game.
+
+    ``sheet``: :func:`sheet_features_one` of the same game and viewer, if the caller has it
+    (the scoresheet changes only when a hand ends, so the AEC env keeps it between steps)."""
     g = int(game)
     me = int(state.current_player[g]) if viewer is None else int(viewer)
     opp = 1 - me
-    rules = state.rules
-    c = rules.columns
-    out = np.zeros(SHEET_START + SHEET_FEATURES * c, dtype=np.float32)
+    out = np.empty(observation_size(state.rules), dtype=np.float32)
     size = int(state.pile_size[g])
     hands, known, discarded = state.hands[g], state.known[g], state.discarded[g]
     planes = np.array([hands[me], _CARD_BIT_OR_ZERO[state.pile[g, size - 1] if size > 0 else NUM_CARDS], 0,
                        known[opp], discarded[opp], discarded[me]], dtype="<u8")
     bits = np.unpackbits(planes.view(np.uint8), bitorder="little").reshape(_UNPACK_SHAPE)
-    out[:PILE_TOP.start + 5 * NUM_CARDS].reshape(6, NUM_CARDS)[...] = bits[:, :NUM_CARDS]
+    out[:STOCK].reshape(6, NUM_CARDS)[...] = bits[:, :NUM_CARDS]  # the six 52-card planes
     if size > 0:
         out[PILE.start + state.pile[g, :size].astype(np.intp)] = _DEPTH[size, :size]
-    out[STOCK] = (NUM_CARDS - int(state.stock_pos[g])) / 31.0
     phase = int(state.phase[g])
-    if phase == PHASE_FIRST_UPCARD:
-        out[PHASE.start] = 1.0
-    elif phase == PHASE_DRAW:
-        out[PHASE.start + 1] = 1.0
-    elif phase == PHASE_DISCARD:
-        out[PHASE.start + 2] = 1.0
-    out[IS_DEALER] = int(state.dealer[g]) == me
-    out[KNOCK_LIMIT] = int(state.knock_limit[g]) / 10.0
-    out[DOUBLED] = int(state.multiplier[g]) > 1
-    out[HAND_NUMBER] = min(int(state.hand_number[g]), 100) / 100.0
-    sheet = state.sheet
-    sh = out[SHEET_START:].reshape(c, SHEET_FEATURES)
-    cols, opened, scored = sheet.columns[g], sheet.opened[g], sheet.hands_scored[g]
-    gw = sheet.game_winner[g]
-    sh[:, 0] = cols[me] / rules.target
-    sh[:, 1] = cols[opp] / rules.target
-    sh[:, 2] = opened[me]
-    sh[:, 3] = opened[opp]
-    sh[:, 4] = gw >= 0
-    sh[:, 5] = gw == me
-    sh[:, 6] = gw == opp
-    sh[:, 7] = scored[me] / 10.0
-    sh[:, 8] = scored[opp] / 10.0
+    out[STOCK:] = (
+        (NUM_CARDS - int(state.stock_pos[g])) / 31.0,
+        phase == PHASE_FIRST_UPCARD, phase == PHASE_DRAW, phase == PHASE_DISCARD,
+        int(state.dealer[g]) == me, int(state.knock_limit[g]) / 10.0, int(state.multiplier[g]) > 1,
+        min(int(state.hand_number[g]), 100) / 100.0,
+        *(sheet_features_one(state, g, me) if sheet is None else sheet),
+    )
+    return out
+
+
+def sheet_features_one(state, game: int, viewer: int) -> list[float]:
+    """The ``SHEET`` part (``9 * C`` values) of :func:`encode_one`'s observation."""
+    sheet, target = state.sheet, state.rules.target
+    me, opp = int(viewer), 1 - int(viewer)
+    cols, opened, scored = sheet.columns[game].tolist(), sheet.opened[game].tolist(), sheet.hands_scored[game].tolist()
+    out = []
+    for k, gw in enumerate(sheet.game_winner[game].tolist()):
+        out += (cols[me][k] / target, cols[opp][k] / target, opened[me][k], opened[opp][k], gw >= 0, gw == me,
+                gw == opp, scored[me][k] / 10.0, scored[opp][k] / 10.0)
     return out
 
 

@@ -137,6 +137,18 @@ def shaped_rewards(state, config: RewardConfig, stepped: np.ndarray | None = Non
     return out
 
 
+def shaped_rewards_one(state, config: RewardConfig, game: int = 0) -> tuple[float, float]:
+    """:func:`shaped_rewards` of one game that stepped at the last core step, as two floats.
+
+    Every mode pays only at a step that ended a hand (the core's rewards and events come with a
+    hand's end; a match ends with a hand), so the other steps cost a single lookup.
+    """
+    if not state.hand_ended[game]:
+        return 0.0, 0.0
+    r = shaped_rewards(state, config)[game]
+    return float(r[0]), float(r[1])
+
+
 def episode_ends(state, config: RewardConfig) -> tuple[np.ndarray, np.ndarray]:
     """``(terminated, truncated)`` of the episodes after the last core step (bool ``(B,)``).
 

@@ -6,7 +6,7 @@ import pytest
 import hollywood_env as H
 from hollywood_env import Rules, core, melds
 from hollywood_env.aec_env import raw_env
-from hollywood_env.rewards import MODES, RewardConfig, resolve_reward, shaped_rewards
+from hollywood_env.rewards import MODES, RewardConfig, resolve_reward, shaped_rewards, shaped_rewards_one
 from hollywood_env.selfplay import SelfPlayBatch, random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv
 
@@ -150,6 +150,25 @@ def test_scale_multiplies_every_mode():
         if state.done.any():
             core.reset_games(state, state.done)
     assert checked > 0
+
+
+def test_one_game_rewards_equal_the_batched_rewards_in_every_mode():
+    # shaped_rewards_one (the AEC env's) skips steps that end no hand: check it never differs
+    state = core.init(32, FAST, seed=5)
+    rng = np.random.default_rng(5)
+    paid = dict.fromkeys(MODES, 0)
+    for _ in range(600):
+        running = ~state.done
+        core.step(state, greedy_actions(state, state.legal_action_mask, rng))
+        for mode in MODES:
+            cfg = RewardConfig(mode, scale=0.5)
+            batched = shaped_rewards(state, cfg, running)
+            for g in np.flatnonzero(running):
+                assert shaped_rewards_one(state, cfg, g) == tuple(batched[g]), (mode, g)
+            paid[mode] += int(np.any(batched[running] != 0))
+        if state.done.any():
+            core.reset_games(state, state.done)
+    assert all(n > 0 for n in paid.values()), paid
 
 
 # --- the config survives every reset ------------------------------------------------------------

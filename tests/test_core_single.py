@@ -1,0 +1,151 @@
+"""The single-game fast path (``core.step`` with one game, used by the AEC env) against the
+batched path, and the Python-int meld functions it runs on against the batched ones."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from hollywood_env import actions as A
+from hollywood_env import core
+from hollywood_env import melds as M
+from hollywood_env.rules import PRESETS, Rules
+from test_core import driver_policy
+
+
+def random_hands(rng, n):
+    """Half uniform 10/11-card hands, half meld-rich ones (cards drawn from four ranks and a few
+    extra cards), so sets of 3 and 4 and long runs all occur."""
+    hands = []
+    for i in range(n):
+        k = 10 + i % 2
+        if i % 2:
+            cards = rng.choice(52, size=k, replace=False)
+        else:
+            ranks = rng.choice(13, size=4, replace=False)
+            pool = np.unique(np.concatenate([[s * 13 + r for s in range(4) for r in ranks],
+                                             rng.choice(52, size=8, replace=False)]))
+            cards = rng.choice(pool, size=k, replace=False)
+        hands.append(sum(1 << int(c) for c in cards))
+    return hands
+
+
+def test_python_int_melds_equal_the_batched_functions():
+    rng = np.random.default_rng(7)
+    hands = random_hands(rng, 20_000)
+    masks = np.array(hands, dtype=np.uint64)
+    assert [M.min_deadwood_one(h) for h in hands] == M.min_deadwood_masks(masks).tolist()
+    limits = rng.integers(0, 11, len(hands))
+    # a random card (held or not) is not allowed, as after taking the discard
+    allowed = masks & ~(np.uint64(1) << rng.integers(0, 52, len(hands)).astype(np.uint64))
+    got = [M.knock_discards_one(h, int(lim), int(a)) for h, lim, a in zip(hands, limits, allowed)]
+    expected = M.knock_discards(masks, limits, allowed)
+    assert got == expected.tolist()
+    assert sum(g != 0 for g in got) > 200, "the sample should contain many hands that can knock"
+    big = [M.is_big_gin_one(h) for h in hands]
+    assert big == (M.min_deadwood_masks(masks) == 0).tolist()
+    assert sum(big) > 5
+
+
+def game_fields(state, g):
+    out = {}
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, np.ndarray):
+            out[f.name] = value[g]
+    for name in ("columns", "hands_scored", "opened", "game_winner"):
+        out["sheet." + name] = getattr(state.sheet, name)[g]
+    return out
+
+
+def assert_same_game(single, batched, g, where):
+    a, b = game_fields(single, 0), game_fields(batched, g)
+    for name in a:
+        if not np.array_equal(a[name], b[name]):
+            raise AssertionError(f"{name} differs {where}: one-game path {a[name]}, batched path {b[name]}")
+
+
+def play_both_paths(rules, n_matches, seed, max_steps=None):
+    """Play ``n_matches`` in one batched state (batched path) and, action for action, each in
+    its own one-game state (fast path); compare every field of every game after every step."""
+    rng = np.random.default_rng(seed)
+    slots = core.slot_seeds(seed, n_matches)
+    batched = core.init(n_matches, rules, seed=slots, max_steps=max_steps)
+    singles = [core.init(1, rules, seed=slots[i:i + 1], max_steps=max_steps) for i in range(n_matches)]
+    counts = {"steps": 0, "knocks": 0}
+    for i, single in enumerate(singles):
+        assert_same_game(single, batched, i, "after init")
+    while not batched.done.all():
+        actions = driver_policy(batched, rng)
+        running = np.flatnonzero(~batched.done)
+        core.step(batched, actions)
+        for i in running:
+            core.step(singles[i], actions[i:i + 1])
+            assert_same_game(singles[i], batched, i, f"after step {int(batched.step_count[i])} of game {i} "
+                             f"(action {actions[i]} = {A.action_name(int(actions[i]))})")
+        counts["steps"] += running.size
+        chosen = actions[running]
+        counts["knocks"] += int(np.sum(((chosen >= A.KNOCK) & (chosen < A.DRAW_STOCK)) | (chosen == A.BIG_GIN)))
+    assert all(single.done[0] for single in singles)
+    counts["matches"] = int(batched.terminated.sum())
+    counts["truncated"] = int(batched.truncated.sum())
+    # a new match in the same state goes on identically
+    core.reset_games(singles[0], [0])
+    core.reset_games(batched, [0])
+    assert_same_game(singles[0], batched, 0, "after reset")
+    counts["fast"] = sum(FAST_CALLS)
+    return counts
+
+
+FAST_CALLS: list = []  # 1 per one-game step the fast path handled, 0 per step it passed on
+
+
+@pytest.fixture(autouse=True)
+def count_fast_path(monkeypatch):
+    original = core._step_one
+
+    def counted(state, a):
+        handled = original(state, a)
+        FAST_CALLS.append(int(handled))
+        return handled
+
+    FAST_CALLS.clear()
+    monkeypatch.setattr(core, "_step_one", counted)
+    yield
+    FAST_CALLS.clear()
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_single_game_path_equals_batched_path(preset):
+    counts = play_both_paths(Rules.preset(preset), n_matches=6, seed=hash(preset) % 1000)
+    assert counts["matches"] == 6
+    assert counts["knocks"] > 0 and counts["fast"] > 0.8 * counts["steps"]
+
+
+@pytest.mark.parametrize("rules", [
+    Rules(big_gin=True),
+    Rules(short_session=True, forbid_discard_of_taken_card=False),
+    Rules(wall_stock_size=12, knock_limit=3, columns=2, target=60, next_dealer="alternate"),
+], ids=["big_gin", "short_session_may_discard_taken", "wall12_knock3_alternate"])
+def test_single_game_path_equals_batched_path_options(rules):
+    counts = play_both_paths(rules, n_matches=6, seed=11)
+    assert counts["matches"] == 6 and counts["fast"] > 0
+
+
+def test_single_game_path_truncates_like_the_batched_path():
+    counts = play_both_paths(Rules(), n_matches=6, seed=3, max_steps=23)
+    assert counts["truncated"] == 6
+
+
+def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batched_checks():
+    state = core.init(1, "hollywood", seed=0)
+    with pytest.raises(core.IllegalActionError, match=r"illegal action 104 \(draw stock\) in game 0"):
+        core.step(state, np.array([A.DRAW_STOCK]))
+    with pytest.raises(core.IllegalActionError, match="out of range"):
+        core.step(state, np.array([500]))
+    state.terminated[0] = True
+    before = game_fields(state, 0)
+    core.step(state, np.array([A.DRAW_STOCK]))  # a finished game ignores its action
+    after = game_fields(state, 0)
+    for name in before:
+        np.testing.assert_array_equal(before[name], after[name], err_msg=name)
