@@ -131,7 +131,8 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary: dict | None = None
         self._obs_cache: dict = {}
-        self._sheet_cache: dict = {}  # viewer -> SHEET features; the sheet changes only at a hand's end
+        self._sheet_cache: dict = {}  # viewer -> SHEET features of the scoresheet version below
+        self._sheet_version = -1
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -156,7 +157,7 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary = None
         self._obs_cache = {}
-        self._sheet_cache = {}
+        self._sheet_cache, self._sheet_version = {}, -1
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -175,6 +176,9 @@ class raw_env(AECEnv, EzPickle):
                 mask = self.state.legal_action_mask[0].astype(np.int8)
             else:
                 mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+            version = int(self.state.sheet.version[0])
+            if version != self._sheet_version:
+                self._sheet_cache, self._sheet_version = {}, version
             sheet = self._sheet_cache.get(p)
             if sheet is None:
                 sheet = self._sheet_cache[p] = sheet_features_one(self.state, 0, p)
@@ -194,8 +198,6 @@ class raw_env(AECEnv, EzPickle):
         self.infos[agent] = {}
         core.step(st, np.array([a], dtype=np.int64))
         self._obs_cache = {}
-        if st.hand_ended[0]:
-            self._sheet_cache = {}
         r0, r1 = shaped_rewards_one(st, self.reward_config)
         self.rewards = {self._names[0]: r0, self._names[1]: r1}
         summary = hand_summary(st, 0, self._names) if st.hand_ended[0] else None

@@ -111,9 +111,10 @@ def sheet_features_one(state, game: int, viewer: int) -> list[float]:
     return out
 
 
-def encode(state, viewer=None, games=None) -> np.ndarray:
+def encode(state, viewer=None, games=None, sheet_cache: "SheetCache | None" = None) -> np.ndarray:
     """Observations ``(n, D)`` of the games ``games`` (default all) seen by ``viewer``
-    (``(n,)`` players or one player; default: the player to act)."""
+    (``(n,)`` players or one player; default: the player to act). ``sheet_cache``: a
+    :class:`SheetCache` kept with this State, which saves recomputing the scoresheet part."""
     b = state.batch_size
     if games is None:
         sel, n = slice(None), b
@@ -166,26 +167,62 @@ def encode(state, viewer=None, games=None) -> np.ndarray:
     out[:, DOUBLED] = state.multiplier[sel] > 1
     out[:, HAND_NUMBER] = np.minimum(state.hand_number[sel], 100) / 100.0
 
-    sheet = state.sheet
+    if sheet_cache is None:
+        out[:, SHEET_START:] = sheet_features(state, sel, me)
+    else:
+        out[:, SHEET_START:] = sheet_cache.features(state, sel, me)
+    return out
+
+
+def sheet_features(state, games, viewer) -> np.ndarray:
+    """The ``SHEET`` part ``(n, 9 * C)`` of the observations of ``games`` (indices or a slice)
+    seen by ``viewer`` (``(n,)`` players)."""
+    sheet, rules = state.sheet, state.rules
     c = rules.columns
-    sh = out[:, SHEET_START:].reshape(n, c, SHEET_FEATURES)
-    cols, opened, scored = sheet.columns[sel], sheet.opened[sel], sheet.hands_scored[sel]
-    gw = sheet.game_winner[sel]
-    first = (me == 0)[:, None]  # the viewer's row of the (n, 2, C) sheet arrays is 0 or 1
+    me = np.asarray(viewer, dtype=np.int64)
+    n = me.shape[0]
+    sh = np.empty((n, c, SHEET_FEATURES), dtype=np.float32)
+    cols, opened, scored = sheet.columns[games], sheet.opened[games], sheet.hands_scored[games]
+    gw = sheet.game_winner[games]
+    swap = (me == 1)[:, None, None]  # the (n, 2, C) sheet arrays, reordered viewer first
 
-    def own(x):
-        return np.where(first, x[:, 0], x[:, 1])
+    def viewer_first(x):  # -> (n, C, 2): [..., 0] the viewer's, [..., 1] the opponent's
+        return np.swapaxes(np.where(swap, x[:, ::-1], x), 1, 2)
 
-    def other(x):
-        return np.where(first, x[:, 1], x[:, 0])
-
-    sh[:, :, 0] = own(cols) / rules.target
-    sh[:, :, 1] = other(cols) / rules.target
-    sh[:, :, 2] = own(opened)
-    sh[:, :, 3] = other(opened)
+    sh[:, :, 0:2] = viewer_first(cols) / rules.target
+    sh[:, :, 2:4] = viewer_first(opened)
     sh[:, :, 4] = gw >= 0
     sh[:, :, 5] = gw == me[:, None]
-    sh[:, :, 6] = gw == opp[:, None]
-    sh[:, :, 7] = own(scored) / 10.0
-    sh[:, :, 8] = other(scored) / 10.0
-    return out
+    sh[:, :, 6] = gw == (1 - me)[:, None]
+    sh[:, :, 7:9] = viewer_first(scored) / 10.0
+    return sh.reshape(n, c * SHEET_FEATURES)
+
+
+class SheetCache:
+    """The ``SHEET`` features of every game of one State for both viewers, kept between steps.
+
+    A scoresheet changes only when a hand is won or a match starts, so most steps need none of
+    this recomputed: a game's rows are recomputed when its ``BatchScoresheet.version`` moved
+    (every change goes through ``record`` or ``clear``). Pass one to :func:`encode` per State;
+    a cache given another State starts over.
+    """
+
+    def __init__(self):
+        self._sheet = None
+        self._version = np.zeros(0, dtype=np.int64)
+        self._features = np.zeros((0, 2, 0), dtype=np.float32)
+
+    def features(self, state, games, viewer) -> np.ndarray:
+        """``sheet_features(state, games, viewer)``, from the cache."""
+        sheet = state.sheet
+        if self._sheet is not sheet:
+            self._sheet = sheet
+            self._version = np.full(state.batch_size, -1, dtype=np.int64)
+            self._features = np.empty((state.batch_size, 2, state.rules.columns * SHEET_FEATURES), dtype=np.float32)
+        stale = np.flatnonzero(self._version != sheet.version)
+        if stale.size:
+            for v in (0, 1):
+                self._features[stale, v] = sheet_features(state, stale, np.full(stale.size, v))
+            self._version[stale] = sheet.version[stale]
+        rows = np.arange(state.batch_size)[games]
+        return self._features[rows, viewer]

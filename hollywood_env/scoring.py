@@ -135,7 +135,8 @@ class BatchScoresheet:
     """The Hollywood scoresheets of B matches (RULES.md section 4) as arrays.
 
     ``columns``, ``hands_scored``: (B, 2, C) int64; ``opened``: (B, 2, C) bool;
-    ``game_winner``: (B, C) int8, -1 while a game is in progress.
+    ``game_winner``: (B, C) int8, -1 while a game is in progress. ``version`` (B,) counts each
+    game's changes (observation caches use it), so change the arrays only through the methods.
     """
 
     def __init__(self, batch_size: int, rules: Rules):
@@ -145,8 +146,10 @@ class BatchScoresheet:
         self.hands_scored = np.zeros((batch_size, 2, c), dtype=np.int64)
         self.opened = np.zeros((batch_size, 2, c), dtype=bool)
         self.game_winner = np.full((batch_size, c), -1, dtype=np.int8)
+        self.version = np.zeros(batch_size, dtype=np.int64)
 
     def clear(self, games) -> None:
+        self.version[games] += 1
         self.columns[games] = 0
         self.hands_scored[games] = 0
         self.opened[games] = False
@@ -169,6 +172,7 @@ class BatchScoresheet:
     def record(self, games: np.ndarray, winners: np.ndarray, points: np.ndarray):
         """Record won hands. Returns ``(reward (n, 2), credited (n, C), ended (n, C))``."""
         r = self.rules
+        self.version[games] += 1
         before = self.totals(games).sum(axis=2)
         rows = np.arange(games.shape[0])
         opened = self.opened[games, winners]  # (n, C)

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import core
 from .actions import NUM_ACTIONS
-from .observation import encode, observation_size
+from .observation import SheetCache, encode, observation_size
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
 from .rules import Rules, resolve_rules
 
@@ -192,6 +192,7 @@ class SelfPlayBatch:
         self._seed = seed
         slot_seeds_for(seed, self.num_games)  # validate now
         self.state: core.State | None = None
+        self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between steps
         self._waiting = np.zeros(self.num_games, dtype=bool)  # episode ended; resets at the next step
         self._next_hand = np.zeros(self.num_games, dtype=bool)  # ... and continues with the next hand
 
@@ -236,7 +237,7 @@ class SelfPlayBatch:
 
     def observe(self, viewer=None) -> np.ndarray:
         """Observations ``(B, D)`` of every game seen by ``viewer`` (default: the player to move)."""
-        return encode(self.state, viewer)
+        return encode(self.state, viewer, sheet_cache=self._sheet_cache)
 
     # --- internals ----------------------------------------------------------------------------
     def _begin(self, games: np.ndarray) -> None:
@@ -248,7 +249,7 @@ class SelfPlayBatch:
 
     def _outputs(self):
         st = self.state
-        return encode(st), public_masks(st, self._waiting), st.current_player.astype(np.int64)
+        return encode(st, sheet_cache=self._sheet_cache), public_masks(st, self._waiting), st.current_player.astype(np.int64)
 
 
 def _check_actions(actions, n: int, what: str = "game") -> np.ndarray:

@@ -52,7 +52,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import core
 from .actions import NUM_ACTIONS, action_name
-from .observation import OBSERVATION_TABLE, KNOCK_LIMIT, SHEET_START, encode, observation_size
+from .observation import OBSERVATION_TABLE, KNOCK_LIMIT, SHEET_START, SheetCache, encode, observation_size
 
 # the observation table lives once, in hollywood_env.observation
 if __doc__:  # None under python -OO
@@ -156,6 +156,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         #: the learner's seat in each env
         self.learner_seat = (np.arange(self.num_envs) % 2).astype(np.int64)
         self.state: core.State | None = None
+        self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between steps
         n = self.num_envs
         self._rows = np.arange(n)
         self._waiting = np.zeros(n, dtype=bool)  # episode ended: auto-reset at the next step
@@ -243,7 +244,7 @@ class HollywoodGinVectorEnv(VectorEnv):
 
     # --- internals ----------------------------------------------------------------------------
     def _observe(self) -> np.ndarray:
-        return encode(self.state, self.learner_seat)
+        return encode(self.state, self.learner_seat, sheet_cache=self._sheet_cache)
 
     def _info(self, hands: np.ndarray) -> dict:
         return {"action_mask": self.action_masks(), "learner_seat": self.learner_seat.copy(), "hands_ended": hands}
@@ -272,7 +273,7 @@ class HollywoodGinVectorEnv(VectorEnv):
             if idx.size == 0:
                 return
             masks = st.legal_action_mask[idx]
-            obs = encode(st, None, idx) if uses_obs else None
+            obs = encode(st, None, idx, sheet_cache=self._sheet_cache) if uses_obs else None
             acts = np.asarray(self.opponent(obs, masks))
             if acts.shape != (idx.size,):
                 raise ValueError(f"the opponent must return one action per env it is asked about: expected shape "

@@ -14,7 +14,7 @@ from hollywood_env import Rules, core, melds
 from hollywood_env.actions import DRAW_STOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.aec_env import raw_env
 from hollywood_env.cards import bools_to_masks
-from hollywood_env.observation import HAND, encode, encode_one, observation_size
+from hollywood_env.observation import HAND, SheetCache, encode, encode_one, observation_size, sheet_features_one
 from hollywood_env.selfplay import RandomOpponent, SelfPlayBatch, random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv
 
@@ -645,18 +645,32 @@ def test_encoder_matches_the_documented_layout():
     rng = np.random.default_rng(3)
     for rules in (Rules(target=20), Rules.preset("oklahoma"), Rules.preset("gin-rummy")):
         state = core.init(24, rules, seed=9)
+        cache = SheetCache()  # kept across the steps, as the env layers keep theirs
+        sheets_changed = 0
         for step in range(400):
             acts = greedy_from_obs(encode(state), state.legal_action_mask, rng) if step % 2 else \
                 random_legal_actions(state.legal_action_mask, rng)
+            version = state.sheet.version.copy()
             core.step(state, acts)
             if state.done.any():
                 core.reset_games(state, state.done)
+            sheets_changed += int(np.any(state.sheet.version != version))
+            np.testing.assert_array_equal(encode(state, sheet_cache=cache), encode(state))
             if step % 25 == 0:
                 viewer = rng.integers(0, 2, 24)
                 for v in (None, viewer):
                     ref = _reference_encode(state, v)
                     np.testing.assert_array_equal(encode(state, v), ref)
+                    np.testing.assert_array_equal(encode(state, v, sheet_cache=cache), ref)
+                    g = int(rng.integers(24))
+                    me = int(state.current_player[g]) if v is None else int(v[g])
+                    np.testing.assert_array_equal(encode_one(state, g, me, sheet=sheet_features_one(state, g, me)), ref[g])
                     for g in range(0, 24, 5):
                         np.testing.assert_array_equal(encode_one(state, g, None if v is None else v[g]), ref[g])
                     np.testing.assert_array_equal(encode(state, None if v is None else v[3:9], np.arange(3, 9)),
                                                   ref[3:9])
+                    np.testing.assert_array_equal(
+                        encode(state, None if v is None else v[3:9], np.arange(3, 9), sheet_cache=cache), ref[3:9])
+        assert sheets_changed > 20, "the scoresheets should change many times during the test"
+        other = core.init(24, rules, seed=10)  # a cache given another State starts over
+        np.testing.assert_array_equal(encode(other, sheet_cache=cache), encode(other))
