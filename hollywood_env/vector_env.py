@@ -97,12 +97,19 @@ def observation_space_for(rules: Rules, max_steps: int | None = None) -> spaces.
     return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
-def _resolve_opponent(opponent, seed) -> Any:
+def _resolve_opponent(opponent, seed, rules) -> Any:
     if opponent is None or (isinstance(opponent, str) and opponent == "random"):
         return RandomOpponent(seed)
     if isinstance(opponent, str):
-        raise ValueError(f"unknown opponent {opponent!r}: pass 'random' or a callable "
-                         "(observations (n, D), masks (n, 108)) -> actions (n,)")
+        # any agent of the registry (bots, checkpoints): imported here so the env package does
+        # not need the agents package unless an opponent is named
+        from agents.registry import AgentSpecError, make_agent
+        try:
+            return make_agent(opponent, rules=rules, seed=seed)
+        except AgentSpecError as e:
+            raise ValueError(f"unknown opponent {opponent!r}: pass 'random', an agent name or spec of "
+                             f"agents.registry, or a callable (observations (n, D), masks (n, 108)) -> "
+                             f"actions (n,). {e}") from None
     if not callable(opponent):
         raise TypeError(f"opponent must be a callable (observations, masks) -> actions, got {type(opponent).__name__}")
     return opponent
@@ -122,7 +129,8 @@ class HollywoodGinVectorEnv(VectorEnv):
     """``num_envs`` Hollywood Gin matches against a batched opponent (see the module docstring).
 
     Arguments: ``num_envs``; ``opponent`` (None or ``"random"``: uniformly random legal moves;
-    or a callable ``(observations (n, D) float32 or None, masks (n, 108) bool) -> (n,) actions``;
+    another agent spec of :func:`agents.registry.make_agent`, e.g. ``"simple"`` or
+    ``"ppo:runs/NAME/checkpoints/latest.pt"``; or a callable ``(observations (n, D) float32 or None, masks (n, 108) bool) -> (n,) actions``;
     a callable with ``uses_observations = False`` is passed ``None`` instead of observations; one
     with a ``seed(s)`` method is reseeded on seeded resets); ``rules`` (Rules, preset name or
     dict); ``reward`` (RewardConfig or mode name); ``seed`` (used by the first reset when it gets
@@ -148,7 +156,7 @@ class HollywoodGinVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self._seed = seed
         slot_seeds_for(seed, self.num_envs)  # validate now
-        self.opponent = _resolve_opponent(opponent, seed)
+        self.opponent = _resolve_opponent(opponent, seed, self.rules)
         self.single_observation_space = observation_space_for(self.rules, max_steps)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)

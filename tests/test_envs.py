@@ -194,8 +194,23 @@ def test_unknown_preset_and_bad_arguments():
         HollywoodGinVectorEnv(0)
     with pytest.raises(ValueError, match="max_steps"):
         raw_env(max_steps=0)
-    with pytest.raises(ValueError, match="unknown opponent"):
+    with pytest.raises(ValueError, match="unknown opponent 'smart'.*valid agents: .*simple"):
         HollywoodGinVectorEnv(2, opponent="smart")
+
+
+def test_vector_env_opponent_by_agent_name_equals_the_agent_passed_as_a_callable():
+    from agents.registry import make_agent
+    rng = np.random.default_rng(0)
+    named = HollywoodGinVectorEnv(8, opponent="simple", seed=3)
+    given = HollywoodGinVectorEnv(8, opponent=make_agent("simple", rules="hollywood", seed=3), seed=3)
+    (obs_a, info_a), (obs_b, info_b) = named.reset(seed=3), given.reset(seed=3)
+    for _ in range(150):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        actions = random_legal_actions(info_a["action_mask"], rng)
+        obs_a, r_a, t_a, tr_a, info_a = named.step(actions)
+        obs_b, r_b, t_b, tr_b, info_b = given.step(actions)
+        np.testing.assert_array_equal(r_a, r_b)
+    assert named.state.sheet.version.sum() > 0, "some hands should have been scored"
 
 
 # --- Gymnasium ----------------------------------------------------------------------------------
