@@ -149,3 +149,10 @@ def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batch
     after = game_fields(state, 0)
     for name in before:
         np.testing.assert_array_equal(before[name], after[name], err_msg=name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_single_game_path_equals_batched_path_many_matches(preset):
+    counts = play_both_paths(Rules.preset(preset), n_matches=60, seed=1000 + hash(preset) % 1000)
+    assert counts["matches"] == 60
