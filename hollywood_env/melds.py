@@ -136,9 +136,16 @@ def _choice_rows(masks: np.ndarray):
     return row_hand, set_mask, dw, starts
 
 
+#: below this many hands, :func:`min_deadwood_one` on each is faster than numpy's per-call cost
+SMALL_BATCH = 48
+
+
 def min_deadwood_masks(masks: np.ndarray) -> np.ndarray:
     """Minimum deadwood of each 52-bit hand mask (any size up to 11 cards)."""
-    _, _, dw, starts = _choice_rows(masks)
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    if m.shape[0] < SMALL_BATCH:
+        return np.array([min_deadwood_one(x) for x in m.tolist()], dtype=np.int64)
+    _, _, dw, starts = _choice_rows(m)
     if dw.shape[0] == starts.shape[0]:
         return dw
     return np.minimum.reduceat(dw, starts)
@@ -241,12 +248,21 @@ def knock_discards(masks: np.ndarray, limits, allowed: np.ndarray | None = None)
 # --- lay-offs --------------------------------------------------------------------------------
 
 
-def _grow(seed_p, through_p):
-    """Per suit: the cards of ``through_p`` connected to ``seed_p`` by chains of adjacent ranks."""
-    reach = seed_p
-    for _ in range(12):
-        reach = reach | (((reach << 1) | (reach >> 1)) & through_p & SUIT_BITS)
-    return reach & through_p
+_NOT_RANK_ACE = U64(sum(1 << (13 * s + r) for s in range(4) for r in range(1, 13)))
+_NOT_RANK_KING = U64(sum(1 << (13 * s + r) for s in range(4) for r in range(12)))
+
+
+def _grow(seed, through):
+    """The cards of ``through`` (uint64 masks) connected to ``seed`` by chains of adjacent ranks
+    of one suit (all four suits at once; a shift never crosses from one suit to the next)."""
+    through = np.asarray(through, dtype=np.uint64)
+    reach = np.asarray(seed, dtype=np.uint64) & through
+    for _ in range(12):  # a chain is at most 12 steps long; most stop after one or two
+        more = reach | ((((reach << U64(1)) & _NOT_RANK_ACE) | ((reach >> U64(1)) & _NOT_RANK_KING)) & through)
+        if np.array_equal(more, reach):
+            break
+        reach = more
+    return reach
 
 
 def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run_mask: np.ndarray):
@@ -258,17 +274,15 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run
     ks = np.asarray(knocker_set_mask, dtype=np.uint64).reshape(-1)
     kr = np.asarray(knocker_run_mask, dtype=np.uint64).reshape(-1)
     n = d.shape[0]
-    dp, rp, sp = suit_patterns(d), suit_patterns(kr), suit_patterns(ks)
+    dp, sp = suit_patterns(d), suit_patterns(ks)
     # 4th cards of the knocker's 3-card sets
     set_three, set_four = _set_ranks(sp)
     three_only = set_three & ~set_four
     targets = np.zeros(n, dtype=np.uint64)
-    reach = np.zeros(n, dtype=np.uint64)
     for s in range(4):
         missing = three_only & ~sp[s]
         targets |= (missing & dp[s]).astype(np.uint64) << _SHIFTS[s]
-        ext = _grow(rp[s], dp[s] | rp[s]) & ~rp[s]
-        reach |= ext.astype(np.uint64) << _SHIFTS[s]
+    reach = _grow(kr, d | kr) & ~kr
     cand = targets | reach
     k = popcount(cand)
     nrows = np.left_shift(1, k)
@@ -284,10 +298,8 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run
         laid |= np.where(take, low, U64(0))
         rest &= rest - U64(1)
     # legal: every card not laid on a set is chained to a knocker run through laid-off cards
-    lp, rpr = suit_patterns(laid), [x[row] for x in rp]
-    chained = np.zeros(row.shape[0], dtype=np.uint64)
-    for s in range(4):
-        chained |= (_grow(rpr[s], lp[s] | rpr[s]) & ~rpr[s]).astype(np.uint64) << _SHIFTS[s]
+    kr_row = kr[row]
+    chained = _grow(kr_row, laid | kr_row) & ~kr_row
     valid = (laid & ~(chained | targets[row])) == 0
     rest_hand = d[row] & ~laid
     dw = np.where(valid, min_deadwood_masks(rest_hand), 10**6)

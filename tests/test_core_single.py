@@ -35,6 +35,11 @@ def test_python_int_melds_equal_the_batched_functions():
     hands = random_hands(rng, 20_000)
     masks = np.array(hands, dtype=np.uint64)
     assert [M.min_deadwood_one(h) for h in hands] == M.min_deadwood_masks(masks).tolist()
+    # min_deadwood_masks itself takes the Python-int path below SMALL_BATCH hands
+    expected = M.min_deadwood_masks(masks[:4000])
+    small = [M.min_deadwood_masks(masks[:4000][i:i + M.SMALL_BATCH - 1]) for i in range(0, 4000, M.SMALL_BATCH - 1)]
+    assert np.concatenate(small).tolist() == expected.tolist()
+    assert M.min_deadwood_masks(np.zeros(0, dtype=np.uint64)).shape == (0,)
     limits = rng.integers(0, 11, len(hands))
     # a random card (held or not) is not allowed, as after taking the discard
     allowed = masks & ~(np.uint64(1) << rng.integers(0, 52, len(hands)).astype(np.uint64))
