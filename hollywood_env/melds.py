@@ -25,6 +25,8 @@ read as a 52-bit number; runs are maximal.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask, mask_to_cards
@@ -343,7 +345,7 @@ def min_deadwood_one(mask: int) -> int:
         ranks.append((low, _RANK_VALUE_L[low.bit_length() - 1], _SET_CHOICES_4 if four & low else _SET_CHOICES_3))
         three ^= low
     best = total
-    for choice in _product([r[2] for r in ranks]):
+    for choice in itertools.product(*[r[2] for r in ranks]):
         q = [p0, p1, p2, p3]
         melded = 0
         for (bit, value, _), suits in zip(ranks, choice):
@@ -359,24 +361,21 @@ def min_deadwood_one(mask: int) -> int:
     return best
 
 
-def _product(options: list) -> list:
-    out = [()]
-    for opts in options:
-        out = [prefix + (o,) for prefix in out for o in opts]
-    return out
+def _loose_one(mask: int) -> tuple[int, int]:
+    """:func:`unmeldable_value` for one hand, with the cards: ``(loose cards, their value)``."""
+    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    rb, sv = _RUN_BITS_L, _SUIT_VALUE_L
+    l0, l1, l2, l3 = p0 & ~(rb[p0] | three), p1 & ~(rb[p1] | three), p2 & ~(rb[p2] | three), p3 & ~(rb[p3] | three)
+    return l0 | (l1 << 13) | (l2 << 26) | (l3 << 39), sv[l0] + sv[l1] + sv[l2] + sv[l3]
 
 
 def knock_discards_one(mask: int, limit: int, allowed: int) -> int:
     """:func:`knock_discards` for one hand: the cards of ``allowed`` whose discard leaves
     deadwood <= ``limit``, as a Python int mask."""
-    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
-    rb, sv = _RUN_BITS_L, _SUIT_VALUE_L
-    l0, l1, l2, l3 = p0 & ~(rb[p0] | three), p1 & ~(rb[p1] | three), p2 & ~(rb[p2] | three), p3 & ~(rb[p3] | three)
-    loose_value = sv[l0] + sv[l1] + sv[l2] + sv[l3]
+    loose, loose_value = _loose_one(mask)
     if loose_value > limit + 10:  # discarding a card lowers this lower bound by at most 10
         return 0
-    loose = l0 | (l1 << 13) | (l2 << 26) | (l3 << 39)
     out = 0
     rest = allowed & mask
     while rest:
@@ -390,12 +389,7 @@ def knock_discards_one(mask: int, limit: int, allowed: int) -> int:
 
 def is_big_gin_one(mask: int) -> bool:
     """True when all the cards of one hand (11 for a big gin) fit in melds."""
-    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
-    rb = _RUN_BITS_L
-    if (p0 & ~(rb[p0] | three)) or (p1 & ~(rb[p1] | three)) or (p2 & ~(rb[p2] | three)) or (p3 & ~(rb[p3] | three)):
-        return False
-    return min_deadwood_one(mask) == 0
+    return _loose_one(mask)[0] == 0 and min_deadwood_one(mask) == 0
 
 
 # --- readable wrappers -----------------------------------------------------------------------
