@@ -69,7 +69,7 @@ from pettingzoo.utils import wrappers
 
 from . import core
 from .actions import NUM_ACTIONS, action_name
-from .observation import OBSERVATION_TABLE, encode_one, sheet_features_one
+from .observation import OBSERVATION_TABLE, SheetCache, encode_one
 
 # the observation table lives once, in hollywood_env.observation
 if __doc__:  # None under python -OO
@@ -139,8 +139,7 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary: dict | None = None
         self._obs_cache: dict = {}
-        self._sheet_cache: dict = {}  # viewer -> SHEET features of the scoresheet version below
-        self._sheet_version = -1
+        self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between hands
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -165,7 +164,6 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary = None
         self._obs_cache = {}
-        self._sheet_cache, self._sheet_version = {}, -1
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -184,13 +182,7 @@ class raw_env(AECEnv, EzPickle):
                 mask = self.state.legal_action_mask[0].astype(np.int8)
             else:
                 mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            version = int(self.state.sheet.version[0])
-            if version != self._sheet_version:
-                self._sheet_cache, self._sheet_version = {}, version
-            sheet = self._sheet_cache.get(p)
-            if sheet is None:
-                sheet = self._sheet_cache[p] = sheet_features_one(self.state, 0, p)
-            obs = {"observation": encode_one(self.state, 0, p, sheet=sheet), "action_mask": mask}
+            obs = {"observation": encode_one(self.state, 0, p, sheet_cache=self._sheet_cache), "action_mask": mask}
             self._obs_cache[agent] = obs
         return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
 

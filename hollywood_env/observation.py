@@ -70,12 +70,10 @@ _DEPTH = ((np.arange(NUM_CARDS)[None, :] + 1) / np.maximum(np.arange(NUM_CARDS +
 _UNPACK_SHAPE = (6, 64)
 
 
-def encode_one(state, game: int = 0, viewer: int | None = None, sheet: np.ndarray | None = None) -> np.ndarray:
+def encode_one(state, game: int = 0, viewer: int | None = None, sheet_cache: "SheetCache | None" = None) -> np.ndarray:
     """The observation ``(D,)`` of one game seen by ``viewer`` (default: the player to act).
     Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game.
-
-    ``sheet``: :func:`sheet_features_one` of the same game and viewer, if the caller has it
-    (the scoresheet changes only when a hand ends, so the AEC env keeps it between steps)."""
+    ``sheet_cache``: as for :func:`encode`."""
     g = int(game)
     me = int(state.current_player[g]) if viewer is None else int(viewer)
     opp = 1 - me
@@ -94,7 +92,7 @@ def encode_one(state, game: int = 0, viewer: int | None = None, sheet: np.ndarra
         phase == PHASE_FIRST_UPCARD, phase == PHASE_DRAW, phase == PHASE_DISCARD,
         int(state.dealer[g]) == me, int(state.knock_limit[g]) / 10.0, int(state.multiplier[g]) > 1,
         min(int(state.hand_number[g]), 100) / 100.0,
-        *(sheet_features_one(state, g, me) if sheet is None else sheet),
+        *(sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)),
     )
     return out
 
@@ -209,20 +207,33 @@ class SheetCache:
 
     def __init__(self):
         self._sheet = None
-        self._version = np.zeros(0, dtype=np.int64)
-        self._features = np.zeros((0, 2, 0), dtype=np.float32)
+
+    def _follow(self, state) -> None:
+        """Start over when given another State than last time."""
+        if self._sheet is not state.sheet:
+            b = state.batch_size
+            self._sheet = state.sheet
+            self._rows = np.arange(b)
+            self._version = np.full(b, -1, dtype=np.int64)
+            self._features = np.empty((b, 2, state.rules.columns * SHEET_FEATURES), dtype=np.float32)
+            self._one: dict = {}  # (game, viewer) -> (version, features_one list)
+
+    def features_one(self, state, game: int, viewer: int) -> list[float]:
+        """``sheet_features_one(state, game, viewer)``, from the cache (for :func:`encode_one`)."""
+        self._follow(state)
+        version = int(state.sheet.version[game])
+        hit = self._one.get((game, viewer))
+        if hit is None or hit[0] != version:
+            hit = self._one[game, viewer] = (version, sheet_features_one(state, game, viewer))
+        return hit[1]
 
     def features(self, state, games, viewer) -> np.ndarray:
         """``sheet_features(state, games, viewer)``, from the cache."""
+        self._follow(state)
         sheet = state.sheet
-        if self._sheet is not sheet:
-            self._sheet = sheet
-            self._version = np.full(state.batch_size, -1, dtype=np.int64)
-            self._features = np.empty((state.batch_size, 2, state.rules.columns * SHEET_FEATURES), dtype=np.float32)
         stale = np.flatnonzero(self._version != sheet.version)
         if stale.size:
             for v in (0, 1):
                 self._features[stale, v] = sheet_features(state, stale, np.full(stale.size, v))
             self._version[stale] = sheet.version[stale]
-        rows = np.arange(state.batch_size)[games]
-        return self._features[rows, viewer]
+        return self._features[self._rows[games], viewer]

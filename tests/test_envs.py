@@ -14,7 +14,7 @@ from hollywood_env import Rules, core, melds
 from hollywood_env.actions import DRAW_STOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.aec_env import raw_env
 from hollywood_env.cards import bools_to_masks
-from hollywood_env.observation import HAND, SheetCache, encode, encode_one, observation_size, sheet_features_one
+from hollywood_env.observation import HAND, SheetCache, encode, encode_one, observation_size
 from hollywood_env.selfplay import RandomOpponent, SelfPlayBatch, random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv
 
@@ -679,7 +679,7 @@ def test_encoder_matches_the_documented_layout():
                     np.testing.assert_array_equal(encode(state, v, sheet_cache=cache), ref)
                     g = int(rng.integers(24))
                     me = int(state.current_player[g]) if v is None else int(v[g])
-                    np.testing.assert_array_equal(encode_one(state, g, me, sheet=sheet_features_one(state, g, me)), ref[g])
+                    np.testing.assert_array_equal(encode_one(state, g, me, sheet_cache=cache), ref[g])
                     for g in range(0, 24, 5):
                         np.testing.assert_array_equal(encode_one(state, g, None if v is None else v[g]), ref[g])
                     np.testing.assert_array_equal(encode(state, None if v is None else v[3:9], np.arange(3, 9)),
