@@ -216,6 +216,30 @@ class Bot:
         raise NotImplementedError
 
 
+class PhaseBot(Bot):
+    """A bot with one rule for the upcard (first upcard or draw phase), :meth:`_draw`, and one
+    for the discard phase, :meth:`_discard`; ``full_view``: decode the whole observation."""
+
+    full_view = False
+
+    def act(self, obs, mask):
+        v = decode(obs, mask, full=self.full_view)
+        out = np.zeros(obs.shape[0], dtype=np.int64)
+        rows = np.flatnonzero(v.take_phase)
+        if rows.size:
+            out[rows] = self._draw(v, rows)
+        rows = np.flatnonzero(v.discard_phase)
+        if rows.size:
+            out[rows] = self._discard(obs, v, rows, mask)
+        return out
+
+    def _draw(self, v: View, rows) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _discard(self, obs, v: View, rows, mask) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 class RandomBot(Bot):
     """Uniform over the legal actions."""
 
@@ -227,7 +251,7 @@ class RandomBot(Bot):
         return u.argmax(axis=1).astype(np.int64)
 
 
-class SimpleBot(Bot):
+class SimpleBot(PhaseBot):
     """The classic simple Gin Rummy bot (OpenSpiel's ``SimpleGinRummyBot``).
 
     * Upcard (first upcard or draw): take it if the minimum deadwood of hand + upcard (after the
@@ -242,23 +266,11 @@ class SimpleBot(Bot):
 
     name = "simple"
 
-    def act(self, obs, mask):
-        v = decode(obs, mask, full=False)
-        n = obs.shape[0]
-        out = np.zeros(n, dtype=np.int64)
-        rows = np.flatnonzero(v.take_phase)
-        if rows.size:
-            out[rows] = self._draw(v, rows)
-        rows = np.flatnonzero(v.discard_phase)
-        if rows.size:
-            out[rows] = self._discard(v, rows, mask)
-        return out
-
     def _draw(self, v: View, rows):
         return np.where(take_upcard(v, rows, self.rules), TAKE_DISCARD,
                         np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
 
-    def _discard(self, v: View, rows, mask):
+    def _discard(self, obs, v: View, rows, mask):
         out = np.zeros(rows.size, dtype=np.int64)
         big = mask[rows, BIG_GIN]
         out[big] = BIG_GIN
@@ -307,7 +319,7 @@ def _knock_key(dw, c):
     return (dw * 16 + 15 - VALUE[c]) * 64 + 63 - c
 
 
-class NellerBot(Bot):
+class NellerBot(PhaseBot):
     """The EAAI Gin Rummy challenge's ``SimpleGinRummyPlayer`` (Todd Neller).
 
     * Upcard: take it only if it can be part of some meld with the hand; otherwise draw from
@@ -322,25 +334,18 @@ class NellerBot(Bot):
 
     name = "neller"
 
-    def act(self, obs, mask):
-        v = decode(obs, mask, full=False)
-        n = obs.shape[0]
-        out = np.zeros(n, dtype=np.int64)
-        rows = np.flatnonzero(v.take_phase)
-        if rows.size:
-            take = melds_with(v.hand[rows], v.top[rows])
-            out[rows] = np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
-        rows = np.flatnonzero(v.discard_phase)
-        if rows.size:
-            r, c = _expand(v.legal_discards[rows])
-            dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BIT[c])
-            # random tie-break: a random key below 1 added to the integer deadwood
-            key = dw + self.rng.random(dw.shape[0])
-            card = _best_per_row(r, c, key, rows.size)
-            knock = (v.legal_knocks[rows] & CARD_BIT[card]) != 0
-            out[rows] = np.where(knock, KNOCK, DISCARD) + card
-            out[rows[mask[rows, BIG_GIN]]] = BIG_GIN
-        return out
+    def _draw(self, v: View, rows):
+        take = melds_with(v.hand[rows], v.top[rows])
+        return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
+
+    def _discard(self, obs, v: View, rows, mask):
+        r, c = _expand(v.legal_discards[rows])
+        dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BIT[c])
+        # random tie-break: a random key below 1 added to the integer deadwood
+        key = dw + self.rng.random(dw.shape[0])
+        card = _best_per_row(r, c, key, rows.size)
+        knock = (v.legal_knocks[rows] & CARD_BIT[card]) != 0
+        return np.where(mask[rows, BIG_GIN], BIG_GIN, np.where(knock, KNOCK, DISCARD) + card)
 
 
 @dataclass(frozen=True)
@@ -372,7 +377,7 @@ class HollywoodParams:
     close_margin: int = 25
 
 
-class HollywoodBot(Bot):
+class HollywoodBot(PhaseBot):
     """A heuristic of our own that reads the Hollywood scoresheet and tracks the cards.
 
     * Stance from the sheet (in-progress games only): *urgent* when the opponent has more
@@ -392,6 +397,7 @@ class HollywoodBot(Bot):
     """
 
     name = "hollywood"
+    full_view = True  # reads the discards and the opponent's known cards too
 
     def __init__(self, rules: Rules | str | None = None, seed=None, params: HollywoodParams | None = None, **kw):
         super().__init__(rules, seed)
@@ -418,18 +424,6 @@ class HollywoodBot(Bot):
         urgent = (n_opp > n_own) | close
         patient = (n_own > n_opp) & ~close
         return urgent, patient
-
-    def act(self, obs, mask):
-        v = decode(obs, mask)
-        n = obs.shape[0]
-        out = np.zeros(n, dtype=np.int64)
-        rows = np.flatnonzero(v.take_phase)
-        if rows.size:
-            out[rows] = self._draw(v, rows)
-        rows = np.flatnonzero(v.discard_phase)
-        if rows.size:
-            out[rows] = self._discard(obs, v, rows, mask)
-        return out
 
     def _draw(self, v: View, rows):
         p = self.params
