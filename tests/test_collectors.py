@@ -1,7 +1,6 @@
 """Rollout shards and collectors (without Ray): config checks, shard state round trip,
 interrupts leave a resumable checkpoint, sweep helpers. The Ray side is in test_ray.py."""
 
-import json
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from agents.collectors import LocalCollector, Shard, shard_seeds, weights_to_num
 from agents.ppo import load_checkpoint
 from experiments.config import ConfigError, apply_overrides, load_config
 from experiments.schema import TrainConfig
+from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
 
 # the tiny run of test_ppo.py: 4 updates of 16 games x 32 steps
@@ -23,10 +23,6 @@ TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32
 
 def tiny(tmp_path, *extra):
     return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp_path)] + list(extra))
-
-
-def lines(run_dir):
-    return [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
 
 
 def test_collector_config_is_checked():
@@ -72,8 +68,8 @@ def test_two_local_shards_run_and_reproduce(tmp_path):
     run1, m1 = run_training(tiny(tmp_path, "--collector.num_workers", "2"))
     assert m1["charts/worker_restarts"] == 0
     run2, _ = run_training(tiny(tmp_path, "--collector.num_workers", "2"))
-    assert compare_metrics(lines(run1), lines(run2)) == []
-    assert [x["update"] for x in lines(run1)] == [1, 2, 3, 4]
+    assert compare_metrics(read_metrics(run1), read_metrics(run2)) == []
+    assert [x["update"] for x in read_metrics(run1)] == [1, 2, 3, 4]
 
 
 def test_interrupt_after_an_update_leaves_a_resumable_checkpoint(tmp_path):
@@ -88,7 +84,7 @@ def test_interrupt_after_an_update_leaves_a_resumable_checkpoint(tmp_path):
         run_training(cfg, run_dir=run_dir, on_update=stop)
     assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 2
     run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
-    assert [x["update"] for x in lines(run_dir)] == [1, 2, 3, 4]
+    assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
 
 
 def test_interrupt_during_a_rollout_keeps_the_last_finished_update(tmp_path, monkeypatch):
@@ -106,7 +102,7 @@ def test_interrupt_during_a_rollout_keeps_the_last_finished_update(tmp_path, mon
     with pytest.raises(KeyboardInterrupt):
         run_training(tiny(tmp_path), run_dir=run_dir)
     ckpt = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
-    assert ckpt["update"] == 1 and ckpt["global_step"] == lines(run_dir)[-1]["global_step"]
+    assert ckpt["update"] == 1 and ckpt["global_step"] == read_metrics(run_dir)[-1]["global_step"]
 
 
 def test_train_main_reports_an_interrupt(tmp_path, monkeypatch, capsys):

@@ -1,7 +1,6 @@
 """DQN: masking (acting and targets), two-player transition assembly, n-step returns, replay,
 a tiny end-to-end run (tags, checkpoint, reproducibility) and resume."""
 
-import json
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from agents.networks import DuelingQNetwork
 from agents.ppo import load_checkpoint
 from experiments.config import load_config
 from experiments.schema import TrainConfig
+from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
@@ -247,7 +247,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
                 "eval/win_rate_vs_simple", "eval/points_per_hand_vs_simple", "hollywood/gin_rate",
                 "hollywood/knock_deadwood", "hollywood/hands_per_match"]:
         assert tag in tags, f"missing tag {tag}; have {sorted(tags)}"
-    lines = [json.loads(x) for x in (run1 / "metrics.jsonl").read_text().splitlines()]
+    lines = read_metrics(run1)
     assert [x["update"] for x in lines] == [1, 2, 3, 4]
     eps = [x["charts/epsilon"] for x in lines]
     assert eps[0] == 1.0 and eps == sorted(eps, reverse=True)
@@ -271,10 +271,10 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
         load_checkpoint(run1 / "checkpoints" / "latest.pt", expect_algo="ppo")
 
     run2, _ = run_training(tiny_config(tmp_path))
-    lines2 = [json.loads(x) for x in (run2 / "metrics.jsonl").read_text().splitlines()]
+    lines2 = read_metrics(run2)
     assert compare_metrics(lines, lines2) == []
     run3, _ = run_training(tiny_config(tmp_path, "--seed", "1"))
-    lines3 = [json.loads(x) for x in (run3 / "metrics.jsonl").read_text().splitlines()]
+    lines3 = read_metrics(run3)
     assert compare_metrics(lines, lines3) != []
 
 
@@ -287,7 +287,7 @@ def test_resume_continues_from_latest(tmp_path):
     assert first["update"] == 2 and first["grad_steps"] > 0
     longer = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "2048", *per)
     run_training(longer, run_dir=run, resume_from=run / "checkpoints" / "latest.pt")
-    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    lines = read_metrics(run)
     assert [x["update"] for x in lines] == [1, 2, 3, 4]
     assert lines[2]["global_step"] > lines[1]["global_step"] and "losses/td_loss" in lines[3]
     last = load_checkpoint(run / "checkpoints" / "latest.pt")

@@ -1,6 +1,5 @@
 """PPO: masking, a tiny end-to-end run (tags, checkpoint, reproducibility), resume."""
 
-import json
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from agents.networks import ActorCritic, MaskedCategorical
 from agents.ppo import PPOPolicy, load_checkpoint
 from experiments.config import load_config
 from experiments.schema import TrainConfig
+from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
@@ -70,7 +70,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
                 "hollywood/gin_rate", "hollywood/knock_deadwood", "hollywood/hands_per_match"]:
         assert tag in tags, f"missing tag {tag}; have {sorted(tags)}"
     assert (run1 / "config.yaml").is_file() and (run1 / "meta.yaml").is_file()
-    lines = [json.loads(x) for x in (run1 / "metrics.jsonl").read_text().splitlines()]
+    lines = read_metrics(run1)
     assert [x["update"] for x in lines] == [1, 2, 3, 4]
 
     # the checkpoint loads without extra flags and plays
@@ -83,11 +83,11 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
 
     # same config, same seed: identical metrics (SPS aside)
     run2, _ = run_training(tiny_config(tmp_path))
-    lines2 = [json.loads(x) for x in (run2 / "metrics.jsonl").read_text().splitlines()]
+    lines2 = read_metrics(run2)
     assert compare_metrics(lines, lines2) == []
     # another seed differs
     run3, _ = run_training(tiny_config(tmp_path, "--seed", "1"))
-    lines3 = [json.loads(x) for x in (run3 / "metrics.jsonl").read_text().splitlines()]
+    lines3 = read_metrics(run3)
     assert compare_metrics(lines, lines3) != []
 
 
@@ -97,7 +97,7 @@ def test_resume_continues_from_latest(tmp_path):
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 2
     longer = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "2048")
     run_training(longer, run_dir=run, resume_from=run / "checkpoints" / "latest.pt")
-    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    lines = read_metrics(run)
     assert [x["update"] for x in lines] == [1, 2, 3, 4]
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 4
 

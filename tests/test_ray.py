@@ -2,33 +2,18 @@
 and the run goes on unchanged, an interrupt leaves a checkpoint, a two-seed sweep, a tournament
 on Ray tasks. Marked ``ray``: run with ``make test-ray`` (``pytest -m ray``), on a 2-CPU local Ray."""
 
-import json
 import logging
 
 import numpy as np
 import pytest
 
 from agents.ppo import load_checkpoint
-from experiments.config import load_config
-from experiments.schema import TrainConfig
+from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
+from test_collectors import TINY, tiny  # the same tiny PPO run
 
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")
-
-TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
-        "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
-        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100",
-        "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1", "--log.progress", "false",
-        "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
-
-
-def tiny(root, *extra):
-    return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(root)] + list(extra))
-
-
-def lines(run_dir):
-    return [json.loads(x) for x in (run_dir / "metrics.jsonl").read_text().splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +30,12 @@ def local_ray():
 def local_two_shards(tmp_path_factory):
     """The reference: the tiny run with two local shards."""
     run, _ = run_training(tiny(tmp_path_factory.mktemp("local"), "--collector.num_workers", "2"))
-    return lines(run)
+    return read_metrics(run)
 
 
 def test_ray_collector_matches_local(local_ray, local_two_shards, tmp_path):
     run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"))
-    assert compare_metrics(local_two_shards, lines(run)) == []
+    assert compare_metrics(local_two_shards, read_metrics(run)) == []
     assert metrics["charts/worker_restarts"] == 0
 
 
@@ -70,7 +55,7 @@ def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_tw
         run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"),
                                     on_update=kill)
     assert killed == [1, 3]
-    got = lines(run)
+    got = read_metrics(run)
     assert [x["update"] for x in got] == [1, 2, 3, 4]
     assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
     assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
@@ -95,7 +80,7 @@ def test_interrupt_with_ray_workers_leaves_a_checkpoint(local_ray, tmp_path):
         with pytest.raises(ray.exceptions.RayActorError):
             ray.get(w.pid.remote(), timeout=60)
     run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
-    assert [x["update"] for x in lines(run_dir)] == [1, 2, 3, 4]
+    assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
 
 
 def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
