@@ -180,6 +180,7 @@ class Bot:
 
     ``seed``: an int, None, or a ``np.random.Generator`` (shared, not copied) for the bot's
     randomness; the same seed and the same sequence of calls give the same actions.
+    :meth:`seed` reseeds it.
     """
 
     name = "bot"
@@ -188,6 +189,12 @@ class Bot:
         self.rules = resolve_rules(rules)
         self.rng = _to_generator(seed)
         self.obs_size = O.observation_size(self.rules)
+
+    def seed(self, seed=None) -> None:
+        """Reseed the bot's randomness (an int, None or a ``np.random.Generator``, as for the
+        constructor); the environments call it on every seeded reset. A bot that draws no random
+        numbers (``simple``, ``hollywood``) plays the same whatever the seed."""
+        self.rng = _to_generator(seed)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rules={self.rules.preset_name or 'custom'})"

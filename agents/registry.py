@@ -12,6 +12,12 @@ spec                          agent
 
 Every agent is a *policy*: ``policy(obs (n, D) float32, mask (n, 108) bool) -> actions (n,) int``.
 
+Seeding: every agent made from a spec has a ``seed(seed)`` method, which the environments call
+on each seeded reset so that the same seed plays the same matches. The bots define it; a policy
+without one that keeps its randomness in an ``rng`` attribute (a ``np.random.Generator``, as
+``DQNPolicy``) or a ``generator`` attribute (a ``torch.Generator``, as ``PPOPolicy``) is given
+one that reseeds that attribute. A callable passed as it is (not a spec) is left alone.
+
 ``module:function`` resolves ``function`` (dotted attributes allowed) in the module and then:
 
 * a class is instantiated as ``cls(rules=rules, seed=seed)`` (each keyword only if its
@@ -132,15 +138,46 @@ def make_agent(spec, rules: Rules | str | None = None, seed=None) -> Policy:
     rules = resolve_rules(rules)
     if spec in _NAMES:
         factory = _resolve_target(_NAMES[spec][0])
-        return _call_with(factory, rules=rules, seed=seed)
+        return _seedable(_call_with(factory, rules=rules, seed=seed))
     if ":" in spec:
         prefix, arg = spec.split(":", 1)
         if prefix in _PREFIXES:
             factory = _resolve_target(_PREFIXES[prefix][0])
-            return _call_with(factory, arg, rules=rules, seed=seed)
+            return _seedable(_call_with(factory, arg, rules=rules, seed=seed))
         obj = _load_attr(spec, spec)
-        return _instantiate(obj, spec, rules, seed)
+        return _seedable(_instantiate(obj, spec, rules, seed))
     raise AgentSpecError(f"unknown agent {spec!r}; valid agents: {', '.join(available_agents())}")
+
+
+class _Reseed:
+    """The ``seed(seed)`` method given to a policy that keeps its randomness in ``rng`` (numpy)
+    or ``generator`` (torch) and has no ``seed`` of its own: it reseeds that attribute as the
+    policy's constructor seeds it. An object, not a closure, so the policy still pickles and
+    deep-copies (a copy's ``seed`` reseeds the copy)."""
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def __call__(self, seed=None) -> None:
+        p = self.policy
+        if isinstance(getattr(p, "rng", None), np.random.Generator):
+            p.rng = np.random.default_rng(seed)
+        else:
+            p.generator.manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+
+
+def _seedable(policy):
+    """``policy``, given a ``seed(seed)`` method if it has none and keeps its randomness in an
+    ``rng`` or ``generator`` attribute (see the module docstring)."""
+    if callable(getattr(policy, "seed", None)):
+        return policy
+    if isinstance(getattr(policy, "rng", None), np.random.Generator) or \
+            callable(getattr(getattr(policy, "generator", None), "manual_seed", None)):
+        try:
+            policy.seed = _Reseed(policy)
+        except AttributeError:  # __slots__ or a read-only attribute: leave it as it is
+            pass
+    return policy
 
 
 def _instantiate(obj, spec, rules, seed):

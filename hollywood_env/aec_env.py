@@ -32,11 +32,31 @@ included); the next ``reset()`` without a seed then continues the same match wit
 or starts a new match if it ended. ``reset(seed=s)`` always starts a new match from seed ``s``;
 its cards equal game 0 of a vector env or self-play batch seeded ``s``.
 
-Infos: when a hand ends, both agents' info dicts get the report of
-:func:`hollywood_env.render.hand_summary` (``hand_ended``, ``kind``, ``winner``, ``knocker``,
-``points``, ``knocker_deadwood``, ``defender_deadwood``, ``columns_credited``, ``games_ended``,
-``match_over``, ``match_winner``, the hands, melds and lay-offs); an agent's info is cleared when
-it acts.
+Infos: when a hand ends, each agent's info dict gets its view of the report of
+:func:`hollywood_env.render.hand_summary`; an agent's info is cleared when it acts. They hold only
+what the rules reveal (RULES.md section 2): after a knock, gin or big gin both hands are laid out;
+after a wall nobody lays down, so ``hands`` holds the agent's own hand only.
+
+=====================  ==========================================================================
+key                    value
+=====================  ==========================================================================
+``hand_ended``         True
+``kind``               ``"knock"``, ``"gin"``, ``"undercut"``, ``"big_gin"`` or ``"wall"``
+``winner``             the agent who scores (None after a wall)
+``knocker``            the agent who knocked or declared gin / big gin (None after a wall)
+``points``             the hand's points for the winner, before columns (0 after a wall)
+``knocker_deadwood``   the knocker's deadwood (0 after a wall)
+``defender_deadwood``  the defender's deadwood after lay-offs (0 after a wall)
+``columns_credited``   the games (1-based) the points went into
+``games_ended``        the games (1-based) this hand ended
+``match_over``         whether the match ended
+``match_winner``       an agent, ``"draw"``, or None while the match goes on
+``hands``              agent -> its cards (indices) at the end of the hand: both agents after a
+                       knock, gin or big gin; after a wall the receiving agent's own only
+``knocker_melds``      the knocker's melds (lists of cards; ``[]`` after a wall)
+``defender_melds``     the defender's melds (``[]`` after a wall)
+``laid_off``           the defender's cards laid off on the knocker's melds (``[]`` after a wall)
+=====================  ==========================================================================
 
 Illegal actions: :class:`raw_env` raises ``IllegalActionError`` (a ``ValueError``) naming the
 agent, the action and the legal actions; :func:`env` wraps it in PettingZoo's classic wrappers
@@ -44,9 +64,17 @@ agent, the action and the legal actions; :func:`env` wraps it in PettingZoo's cl
 offender and a warning; ``AssertOutOfBoundsWrapper``; ``OrderEnforcingWrapper``).
 
 Rendering: ``render_mode="ansi"`` returns the text of :func:`hollywood_env.render.render_state`
-(the hand of the agent to act grouped in melds, deadwood, discard top, stock size, the
-scoresheet, and after a hand's end both hands, melds, lay-offs and the score);
-``"human"`` prints it after every step.
+seen by the agent to act, exactly what that agent may read: its hand grouped in melds, its
+deadwood, the discard top, the stock size, the cards the other agent took from the pile, the
+scoresheet, and after a hand's end what the end revealed (after a knock, gin or big gin both
+hands, melds, lay-offs and the score; after a wall its own hand only). ``"human"`` prints it
+after every step. There is no omniscient mode: the other agent's hidden cards never appear.
+
+Calls out of order (as PettingZoo's ``OrderEnforcingWrapper`` and classic envs do):
+``step()``, ``observe()``, ``last()`` or ``render()`` before ``reset()`` raise
+``ResetNeededError`` (a ``RuntimeError``) saying to call ``reset()``; a terminated or truncated agent must step with
+``None``; once every agent is done, ``step(None)`` is ignored with PettingZoo's warning and any
+other action raises ``ResetNeededError``.
 
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
 legal mask, on Python ints), and the env keeps the scoresheet part of the observations between
@@ -54,7 +82,15 @@ hands. PettingZoo's three wrappers cost about as much again as ``raw_env`` itsel
 env in the same wrappers runs about 25k steps/s on one core here; ``benchmarks/env_throughput.py``
 measures both): for speed, use ``raw_env`` with the mask, or the vector env.
 
-Version history: ``hollywood_gin_v0`` (2026-11): first release.
+Version history:
+
+* ``hollywood_gin_v0`` (2026-11): first release.
+* ``hollywood_gin_v0``, issue 12 (the name is kept: observations, actions, rewards and dynamics
+  are unchanged): after a wall each agent's info and the render hold that agent's own hand only
+  (both hands before, which the rules never reveal); ``step()``, ``observe()``, ``last()`` and
+  ``render()`` before ``reset()`` and a non-None ``step()`` after the end raise
+  ``ResetNeededError`` (they raised ``AttributeError`` / ``KeyError``, or rendered a note), and
+  ``step(None)`` after the end is ignored with PettingZoo's warning.
 """
 
 from __future__ import annotations
@@ -66,9 +102,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from . import core
-from .actions import NUM_ACTIONS, action_name
+from .actions import KIND_NAMES, KIND_WALL, NUM_ACTIONS, action_name
 from .observation import OBSERVATION_TABLE, SheetCache, encode_one
 
 # the observation table lives once, in hollywood_env.observation
@@ -78,9 +115,11 @@ from .render import hand_summary, render_state
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards_one
 from .rules import Rules, resolve_rules
 from .selfplay import slot_seeds_for
-from .vector_env import observation_space_for
+from .vector_env import ResetNeededError, observation_space_for
 
-__all__ = ["env", "raw_env", "IllegalActionError"]
+__all__ = ["env", "raw_env", "IllegalActionError", "ResetNeededError"]
+
+_WALL = KIND_NAMES[KIND_WALL]
 
 IllegalActionError = core.IllegalActionError
 
@@ -177,6 +216,8 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent):
         obs = self._obs_cache.get(agent)
         if obs is None:
+            if self.state is None:
+                raise ResetNeededError("reset() must be called before observe() (or last())")
             p = self._names.index(agent)
             if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
                 mask = self.state.legal_action_mask[0].astype(np.int8)
@@ -187,6 +228,14 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
 
     def step(self, action):
+        if self.state is None:
+            raise ResetNeededError("reset() must be called before step()")
+        if not self.agents:  # every agent is done (and has stepped with None)
+            if action is None:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+            raise ResetNeededError(f"the episode is over (every agent is done): call reset() before step(); "
+                                   f"until then only step(None) is accepted, and ignored; got {action!r}")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -201,10 +250,10 @@ class raw_env(AECEnv, EzPickle):
         r0, r1 = shaped_rewards_one(st, self.reward_config)
         self.rewards = {self._names[0]: r0, self._names[1]: r1}
         summary = hand_summary(st, 0, self._names) if st.hand_ended[0] else None
-        self._last_summary = summary
+        self._last_summary = summary  # the full record: only its views reach the agents
         if summary is not None:
             for name in self.agents:
-                self.infos[name] = copy.deepcopy(summary)
+                self.infos[name] = self._summary_for(name)
         terminated, truncated = episode_ends(st, self.reward_config)
         if terminated[0] or truncated[0]:
             self._next_hand = bool(terminated[0] and not st.terminated[0] and not st.truncated[0])
@@ -221,10 +270,10 @@ class raw_env(AECEnv, EzPickle):
             gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
             return None
         if self.state is None:
-            text = "(call reset() first)"
-        else:
-            viewer = self._names.index(self.agent_selection)
-            text = render_state(self.state, 0, viewer=viewer, names=self._names, summary=self._last_summary)
+            raise ResetNeededError("reset() must be called before render()")
+        viewer = self._names.index(self.agent_selection)
+        summary = self._summary_for(self.agent_selection) if self._last_summary is not None else None
+        text = render_state(self.state, 0, viewer=viewer, names=self._names, summary=summary)
         if self.render_mode == "human":
             print(text)
             return None
@@ -234,6 +283,16 @@ class raw_env(AECEnv, EzPickle):
         pass
 
     # --- internals ----------------------------------------------------------------------------
+    def _summary_for(self, agent) -> dict:
+        """``agent``'s view of the last ended hand (a copy): after a wall, its own hand only."""
+        summary = self._last_summary
+        if summary["kind"] != _WALL:
+            return copy.deepcopy(summary)
+        view = {k: v for k, v in summary.items() if k != "hands"}
+        view = copy.deepcopy(view)
+        view["hands"] = {agent: list(summary["hands"][agent])}
+        return view
+
     def _check_action(self, agent, action) -> int:
         if action is None:
             raise ValueError(f"{agent} is to act: an action in 0..{NUM_ACTIONS - 1} is expected, got None")

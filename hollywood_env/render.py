@@ -1,11 +1,16 @@
 """Readable text views of one game of a core :class:`~hollywood_env.core.State`.
 
 * :func:`hand_summary`: what happened in the hand that ended at the last step (a dict of plain
-  Python values; the AEC env puts it in the agents' info dicts).
+  Python values; the AEC env puts each agent's view of it in that agent's info dict).
 * :func:`render_state`: a table for humans: the viewer's hand grouped in melds with its deadwood,
   the discard pile's top, the stock size, the scoresheet, and, when the last step ended a hand,
-  both hands, the melds, the lay-offs and the score. The opponent's hidden cards are never shown
-  while a hand is being played.
+  what its end revealed: after a knock, gin or big gin both hands, the melds, the lay-offs and
+  the score; after a wall (nobody lays down) the viewer's own hand only.
+
+What a viewer is shown never depends on a card the rules keep from it (RULES.md section 2):
+the opponent's hand stays hidden while a hand is played and after a wall. Only
+``hand_summary(..., viewer=None)`` is omniscient: the full record of both hands for analysis
+tools, never for a player.
 """
 
 from __future__ import annotations
@@ -27,16 +32,20 @@ def _melds(melds) -> str:
     return " ".join("[" + " ".join(format_card(c) for c in m) + "]" for m in melds) if melds else "-"
 
 
-def hand_summary(state, game: int = 0, names=DEFAULT_NAMES) -> dict | None:
-    """The hand that ended at the last core step in ``game`` (None if none did).
+def hand_summary(state, game: int = 0, names=DEFAULT_NAMES, viewer: int | None = None) -> dict | None:
+    """The hand that ended at the last core step in ``game`` (None if none did), as seen by
+    ``viewer`` (a seat): after a wall ``hands`` holds the viewer's own hand only, since nobody
+    lays down. ``viewer=None``: the omniscient record (both hands even after a wall), for
+    analysis of finished games, not for a player.
 
     Keys: ``hand_ended`` (True), ``kind`` (``knock``, ``gin``, ``undercut``, ``big_gin``,
     ``wall``), ``winner`` / ``knocker`` (names, None for a wall), ``points`` (scored by the
     winner, before columns), ``knocker_deadwood``, ``defender_deadwood`` (after lay-offs),
     ``columns_credited`` / ``games_ended`` (1-based game numbers), ``match_over``,
     ``match_winner`` (a name, ``"draw"``, or None while the match goes on), ``hands`` (name ->
-    card indices at the end of the hand), ``knocker_melds``, ``defender_melds`` (lists of card
-    lists), ``laid_off`` (cards).
+    card indices at the end of the hand: both players after a knock, gin or big gin; after a
+    wall only ``viewer``'s, both with ``viewer=None``), ``knocker_melds``, ``defender_melds``
+    (lists of card lists), ``laid_off`` (cards).
     """
     g = int(game)
     if not state.hand_ended[g]:
@@ -59,7 +68,8 @@ def hand_summary(state, game: int = 0, names=DEFAULT_NAMES) -> dict | None:
         "games_ended": [int(k) + 1 for k in np.flatnonzero(state.games_ended[g])],
         "match_over": over,
         "match_winner": (names[mw] if mw in (0, 1) else "draw") if over else None,
-        "hands": {names[p]: mask_to_cards(int(state.ended_hands[g, p])) for p in (0, 1)},
+        "hands": {names[p]: mask_to_cards(int(state.ended_hands[g, p]))
+                  for p in ((0, 1) if viewer is None or not wall else (int(viewer),))},
         "knocker_melds": [] if wall else melds_from_masks(int(state.knocker_sets[g]), int(state.knocker_runs[g])),
         "defender_melds": [] if wall else melds_from_masks(int(state.defender_sets[g]), int(state.defender_runs[g])),
         "laid_off": [] if wall else mask_to_cards(int(state.laid_off[g])),
@@ -122,7 +132,8 @@ def format_scoresheet(state, game: int = 0, names=DEFAULT_NAMES) -> str:
 def render_state(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None,
                  summary: dict | None = None) -> str:
     """A text table of ``game`` seen by ``viewer`` (default: the player to act). ``summary``:
-    an ended hand to show (default: the one that ended at the last step, if any)."""
+    an ended hand to show (default: the one that ended at the last step, if any, as ``viewer``
+    sees it: see :func:`hand_summary`)."""
     g = int(game)
     player = int(state.current_player[g])
     me = player if viewer is None else int(viewer)
@@ -131,7 +142,7 @@ def render_state(state, game: int = 0, viewer: int | None = None, names=DEFAULT_
     if title:
         lines.append(title)
     if summary is None:
-        summary = hand_summary(state, g, names)
+        summary = hand_summary(state, g, names, viewer=me)
     if summary is not None:
         lines.append(format_hand_summary(summary))
         lines.append("")

@@ -25,15 +25,27 @@ learner's reward of a step is the sum of its shaped rewards over all those moves
   knocks on its first turn) is skipped: the env starts the next one at once.
 * seeds: ``reset(seed=s)`` gives env ``i`` the cards of game ``i`` of ``core.init(num_envs,
   seed=s)``; env 0 plays exactly the cards of the AEC env seeded ``s`` (a list of ``num_envs``
-  seeds seeds env ``i`` like an AEC env seeded ``seed[i]``). The default opponent is reseeded
-  from ``s``. A reset without a seed starts the next matches of the same slots.
+  seeds seeds env ``i`` like an AEC env seeded ``seed[i]``). The opponent is reseeded with
+  ``opponent.seed(s)`` when it has that method: the default random opponent, every bot of
+  :mod:`agents.bots` and every agent made from a spec of :mod:`agents.registry` (sampling learned
+  policies included) have it, so the same seed plays the same matches against any of them. A
+  reset without a seed starts the next matches of the same slots (the opponent's randomness
+  goes on).
+* errors: a rejected :meth:`~HollywoodGinVectorEnv.step` changes nothing. An illegal learner
+  action is found before any move; when the opponent fails after the learner's moves were
+  played (an illegal action, a wrong shape, any exception of its own), the whole batch is put
+  back as it was before the step and the error propagates, so the caller can fix the cause and
+  step on. A :meth:`~HollywoodGinVectorEnv.reset` that fails the same way leaves the env as it
+  was. ``step``, ``action_masks`` and ``render`` before the first ``reset`` raise
+  :class:`ResetNeededError`.
 
 :class:`HollywoodGinEnv` (registered as ``"HollywoodGin-v0"``) is the single-agent
 ``gymnasium.Env`` over a vector env of one: ``Box`` observations plus ``info["action_mask"]``.
 By default an illegal action ends its episode with reward ``illegal_reward`` (-1) and
 ``info["illegal_action"] = True`` (as PettingZoo's illegal-move wrapper does), so that
 ``gymnasium.utils.env_checker.check_env`` can step it with random actions;
-``illegal_action="raise"`` raises instead.
+``illegal_action="raise"`` raises instead. ``step`` after the episode ended, and ``step``,
+``action_masks`` or ``render`` before the first ``reset``, raise :class:`ResetNeededError`.
 
 Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three columns):
 
@@ -61,9 +73,15 @@ from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
 from .rules import Rules, resolve_rules
 from .selfplay import RandomOpponent, _check_actions, public_masks, slot_seeds_for, step_games
 
-__all__ = ["HollywoodGinVectorEnv", "HollywoodGinEnv", "observation_space_for", "IllegalActionError"]
+__all__ = ["HollywoodGinVectorEnv", "HollywoodGinEnv", "observation_space_for", "IllegalActionError",
+           "ResetNeededError"]
 
 IllegalActionError = core.IllegalActionError
+
+
+class ResetNeededError(gymnasium.error.ResetNeeded, RuntimeError):
+    """A call that needs a running episode came before ``reset()`` (or after the episode ended).
+    A ``RuntimeError`` and Gymnasium's ``ResetNeeded``; the AEC env raises it too."""
 
 Opponent = Callable[[np.ndarray | None, np.ndarray], np.ndarray]
 
@@ -170,10 +188,24 @@ class HollywoodGinVectorEnv(VectorEnv):
         self._waiting = np.zeros(n, dtype=bool)  # episode ended: auto-reset at the next step
         self._next_hand = np.zeros(n, dtype=bool)  # ... continuing with the next hand of the match
         self._pending = np.zeros(n, dtype=np.float64)  # learner rewards earned during a reset
+        self._saved_fields: tuple = (None, [])  # (State, [(object, attribute)]) that _save copies
 
     # --- Gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed=None, options: dict[str, Any] | None = None):
-        """Start new episodes in every env (see the module docstring for seeds)."""
+        """Start new episodes in every env (see the module docstring for seeds). If it fails
+        (e.g. the opponent raises while it moves first), the env's games are left as they were
+        (the opponent may have been reseeded)."""
+        old = self.state
+        saved = self._save() if old is not None else None
+        try:
+            return self._reset(seed)
+        except BaseException:
+            self.state = old
+            if saved is not None:
+                self._restore(saved)
+            raise
+
+    def _reset(self, seed):
         if seed is not None:
             if isinstance(seed, (int, np.integer)):
                 super().reset(seed=int(seed))
@@ -183,8 +215,9 @@ class HollywoodGinVectorEnv(VectorEnv):
             s = seed if seed is not None else self._seed
             self.state = core.init(self.num_envs, self.rules, seed=slot_seeds_for(s, self.num_envs),
                                    max_steps=self.max_steps)
-            if s is not None and hasattr(self.opponent, "seed") and callable(self.opponent.seed):
-                self.opponent.seed(s)
+            reseed = getattr(self.opponent, "seed", None)
+            if s is not None and callable(reseed):
+                reseed(s)
             self._next_hand[:] = False
             begin = np.zeros(self.num_envs, dtype=bool)  # fresh matches: nothing to reset
         else:
@@ -195,14 +228,14 @@ class HollywoodGinVectorEnv(VectorEnv):
         return obs, self._info(np.zeros(self.num_envs, dtype=np.int64))
 
     def step(self, actions):
-        """Learner actions ``(num_envs,)``; returns ``(obs, rewards, terminated, truncated, info)``."""
+        """Learner actions ``(num_envs,)``; returns ``(obs, rewards, terminated, truncated, info)``.
+        An error (an illegal learner action, or a failing opponent) leaves every env unchanged."""
         if self.state is None:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError("reset() must be called before step()")
         st = self.state
         n = self.num_envs
         actions = _check_actions(actions, n, "env")
-        waiting = self._waiting
-        acting = ~waiting
+        acting = ~self._waiting
         # the learner's legality, checked here to name the env
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = ok & st.legal_action_mask[self._rows, np.where(ok, actions, 0)]
@@ -214,6 +247,18 @@ class HollywoodGinVectorEnv(VectorEnv):
             raise IllegalActionError(
                 f"illegal action {a} ({_describe(a)}) for the learner in env {i}{more}; "
                 f"legal actions: {_legal_list(st.legal_action_mask[i])}")
+        # the opponent moves after the learner's moves were played: if it fails, undo them all
+        saved = self._save()
+        try:
+            return self._step(actions, acting)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _step(self, actions, acting):
+        st = self.state
+        n = self.num_envs
+        waiting = self._waiting
         reward = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
@@ -240,17 +285,41 @@ class HollywoodGinVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 108)`` bool: the learner's legal actions (all True where the episode has
         ended and the env waits for its auto-reset)."""
+        if self.state is None:
+            raise ResetNeededError("reset() must be called before action_masks()")
         return public_masks(self.state, self._waiting)
 
     def render(self):
+        """The text of the first (up to) four envs, each seen by the learner: its own cards and
+        what the rules reveal (:func:`hollywood_env.render.render_state`), never a hidden card."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi')")
             return None
+        if self.state is None:
+            raise ResetNeededError("reset() must be called before render()")
         from .render import render_state
         return tuple(render_state(self.state, i, viewer=int(self.learner_seat[i]), title=f"env {i}")
                      for i in range(min(self.num_envs, 4)))
 
     # --- internals ----------------------------------------------------------------------------
+    def _save(self) -> tuple:
+        """Copies of every array of the state and of the env's bookkeeping, for :meth:`_restore`
+        (some 45 small copies: 20-40 us per step up to a few hundred envs, about 1% of a step)."""
+        st = self.state
+        if self._saved_fields[0] is not st:
+            self._saved_fields = (st, [(o, k) for o in (st, st.sheet) for k, v in vars(o).items()
+                                       if isinstance(v, np.ndarray)])
+        fields = self._saved_fields[1]
+        return (fields, [getattr(o, k).copy() for o, k in fields],
+                self._waiting.copy(), self._next_hand.copy(), self._pending.copy())
+
+    def _restore(self, saved: tuple) -> None:
+        """Put back what :meth:`_save` copied (the copies become the live arrays)."""
+        fields, arrays, self._waiting, self._next_hand, self._pending = saved
+        for (o, k), a in zip(fields, arrays):
+            setattr(o, k, a)
+        self._sheet_cache = SheetCache()  # it follows the sheet's versions, which went back
+
     def _observe(self) -> np.ndarray:
         return encode(self.state, self.learner_seat, sheet_cache=self._sheet_cache)
 
@@ -402,8 +471,10 @@ class HollywoodGinEnv(gymnasium.Env):
         return obs[0], self._info(info)
 
     def step(self, action):
+        if self.venv.state is None:
+            raise ResetNeededError("reset() must be called before step()")
         if self._ended:
-            raise RuntimeError("the episode has ended: call reset() before step()")
+            raise ResetNeededError("the episode has ended: call reset() before step()")
         a = np.asarray(action)
         if a.size != 1:
             raise ValueError(f"one action is expected, got shape {a.shape}")
@@ -425,9 +496,12 @@ class HollywoodGinEnv(gymnasium.Env):
         return self.venv.action_masks()[0]
 
     def render(self):
+        """The learner's view (:func:`hollywood_env.render.render_state`): never a hidden card."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
             return None
+        if self.venv.state is None:
+            raise ResetNeededError("reset() must be called before render()")
         from .render import render_state
         text = render_state(self.venv.state, 0, viewer=int(self.venv.learner_seat[0]))
         if self.render_mode == "human":
