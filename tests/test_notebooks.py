@@ -1,8 +1,12 @@
-"""The notebooks run headless, and :mod:`experiments.analysis` (all their logic) is right.
+"""The notebooks run headless, and the modules that do their work are right.
 
-The notebooks are executed with nbclient in a kernel of this interpreter, pointed by environment
-variables at a tiny demo run made in a temporary folder (``analysis.make_demo``: two seeds of a
-few-second PPO run and a small tournament).
+The notebooks call :mod:`experiments.analysis` (their inputs, and a facade over
+:mod:`experiments.runs`, :mod:`experiments.plots`, :mod:`experiments.playthrough` and
+:mod:`experiments.demo`); the functions are tested here from their own modules, and the facade
+is checked to offer every name the notebooks use. The notebooks are executed with nbclient in a
+kernel of this interpreter, pointed by environment variables at a tiny demo run made in a
+temporary folder (:func:`experiments.demo.make_demo`: two seeds of a few-second PPO run and a
+small tournament).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -17,7 +22,14 @@ import numpy as np
 import pytest
 import yaml
 
-from experiments import analysis as A
+from experiments import analysis
+from experiments.analysis import setting
+from experiments.demo import make_demo
+from experiments.playthrough import (cards_text, hand_markdown, match_markdown, match_table_markdown, plot_scoresheet,
+                                     record_match, scoresheet_markdown, sheet_history)
+from experiments.plots import plot_curves, plot_eval_win_rates, plot_tournament
+from experiments.runs import (aggregate, aggregate_runs, curve_tags, ema, eval_win_rate_tags, final_values_markdown,
+                              find_runs, load_runs, load_tournament, ratings_markdown, read_ratings, short_label)
 from hollywood_env.cards import CARD_VALUES
 from hollywood_env.scoresheet import Scoresheet
 
@@ -42,30 +54,19 @@ def _agg_backend():
 
 def test_setting_reads_typed_environment_overrides(monkeypatch):
     monkeypatch.delenv("HW_TEST_X", raising=False)
-    assert A.setting("HW_TEST_X", 3) == 3
+    assert setting("HW_TEST_X", 3) == 3
     for raw, default, want in [("7", 3, 7), ("0.5", 0.1, 0.5), ("yes", False, True), ("0", True, False),
                                ("runs/a*", "", "runs/a*"), ("{target: 50}", {}, {"target": 50})]:
         monkeypatch.setenv("HW_TEST_X", raw)
-        assert A.setting("HW_TEST_X", default) == want
+        assert setting("HW_TEST_X", default) == want
     monkeypatch.setenv("HW_TEST_X", "  ")
-    assert A.setting("HW_TEST_X", "d") == "d"  # empty: the default
+    assert setting("HW_TEST_X", "d") == "d"  # empty: the default
     monkeypatch.setenv("HW_TEST_X", "maybe")
     with pytest.raises(ValueError, match="HW_TEST_X"):
-        A.setting("HW_TEST_X", False)
+        setting("HW_TEST_X", False)
 
 
 # --- aggregation across seeds ------------------------------------------------------------------
-
-
-def test_t_quantile_matches_the_tables():
-    for df, t in [(1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (9, 2.2622), (10, 2.2281), (30, 2.0423),
-                  (120, 1.9799)]:
-        assert A.t_quantile(0.95, df) == pytest.approx(t, abs=1e-4)
-    assert A.t_quantile(0.90, 5) == pytest.approx(2.0150, abs=1e-4)
-    assert A.t_quantile(0.99, 3) == pytest.approx(5.8409, abs=1e-4)
-    assert A.t_quantile(0.95, 10**6) == pytest.approx(1.95996, abs=1e-5)
-    with pytest.raises(ValueError):
-        A.t_quantile(1.0, 3)
 
 
 def _write_run(root: Path, name: str, seed: int, rows: list[dict]) -> Path:
@@ -86,11 +87,11 @@ def test_mean_and_interval_across_seeds_of_synthetic_runs(tmp_path):
     _write_run(tmp_path / "runs", "cfg_b", 0, [{"update": u + 1, "global_step": 100 * (u + 1), "loss": 10.0 + u}
                                               for u in range(3)])
     (tmp_path / "runs" / "not_a_run").mkdir()
-    runs = A.load_runs(str(tmp_path / "runs"))  # a folder of runs
+    runs = load_runs(str(tmp_path / "runs"))  # a folder of runs
     assert sorted((r.name, r.seed) for r in runs) == [("cfg_a", 0), ("cfg_a", 1), ("cfg_a", 2), ("cfg_b", 0)]
-    assert A.eval_win_rate_tags(runs) == ["eval/win_rate_vs_simple"]
+    assert eval_win_rate_tags(runs) == ["eval/win_rate_vs_simple"]
 
-    aggs = A.aggregate_runs(runs, "loss", x="update")
+    aggs = aggregate_runs(runs, "loss", x="update")
     a = aggs["cfg_a"]
     assert a.x.tolist() == [1, 2, 3] and a.n.tolist() == [3, 3, 3]
     mean = vals.mean(axis=0)
@@ -104,43 +105,43 @@ def test_mean_and_interval_across_seeds_of_synthetic_runs(tmp_path):
     assert b.n.tolist() == [1, 1, 1] and np.isnan(b.low).all() and np.isnan(b.high).all()
 
     # by global step the seeds are interpolated onto the shared range [102, 300]
-    g = A.aggregate_runs(runs, "loss", x="global_step")["cfg_a"]
+    g = aggregate_runs(runs, "loss", x="global_step")["cfg_a"]
     assert g.x[0] == 102 and g.x[-1] == 300 and (g.n == 3).all()
     at_300 = [np.interp(300, 100 * np.arange(1, 4) + s, vals[s]) for s in range(3)]
     assert g.mean[-1] == pytest.approx(np.mean(at_300))
 
     # a tag logged at one update only
-    e = A.aggregate_runs(runs, "eval/win_rate_vs_simple", x="update")["cfg_a"]
+    e = aggregate_runs(runs, "eval/win_rate_vs_simple", x="update")["cfg_a"]
     assert e.x.tolist() == [2] and e.mean[0] == pytest.approx(0.25)
 
-    table = A.final_values_markdown(runs, ["loss"])
+    table = final_values_markdown(runs, ["loss"])
     assert "cfg_a (n=3)" in table and "| loss | 5 [5, 5] | 12 |" in table
 
 
 def test_aggregate_interpolates_on_a_grid_and_marks_missing_points():
     xs = [np.array([0.0, 10, 20]), np.array([0.0, 20, 40])]
     ys = [np.array([0.0, 1, 2]), np.array([0.0, 4, 8])]
-    agg = A.aggregate(xs, ys)  # shared range [0, 20], two points (the median count)
+    agg = aggregate(xs, ys)  # shared range [0, 20], two points (the median count)
     assert agg.x.tolist() == [0, 20]
     np.testing.assert_allclose(agg.mean, [0, 3])
-    agg = A.aggregate(xs, ys, grid=np.array([0.0, 10, 30]))
+    agg = aggregate(xs, ys, grid=np.array([0.0, 10, 30]))
     np.testing.assert_allclose(agg.mean, [0, 1.5, 6])  # at 30 only the second run: 6
     assert agg.n.tolist() == [2, 2, 1] and np.isnan(agg.low[2])
     with pytest.raises(ValueError):
-        A.aggregate([np.arange(3)], [np.arange(2)])
+        aggregate([np.arange(3)], [np.arange(2)])
 
 
 def test_ema_is_tensorboard_smoothing():
     v = np.array([1.0, 3.0, 5.0])
-    np.testing.assert_allclose(A.ema(v, 0.0), v)
-    np.testing.assert_allclose(A.ema(np.full(5, 2.0), 0.9), 2.0)  # debiased: a constant stays constant
+    np.testing.assert_allclose(ema(v, 0.0), v)
+    np.testing.assert_allclose(ema(np.full(5, 2.0), 0.9), 2.0)  # debiased: a constant stays constant
     w = 0.5
-    np.testing.assert_allclose(A.ema(v, w), [1.0, (0.25 + 1.5) / 0.75, (0.875 + 2.5) / 0.875])
+    np.testing.assert_allclose(ema(v, w), [1.0, (0.25 + 1.5) / 0.75, (0.875 + 2.5) / 0.875])
 
 
 def test_find_runs_names_a_pattern_without_runs(tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing_here"):
-        A.find_runs(str(tmp_path / "nothing_here*"))
+        find_runs(str(tmp_path / "nothing_here*"))
 
 
 # --- a recorded match --------------------------------------------------------------------------
@@ -156,7 +157,7 @@ def _value(cards) -> int:
     ("random", "random", 0, 300, {"wall"}),  # walls, then truncated
 ])
 def test_record_match_conserves_cards_and_matches_the_core_scoresheet(a, b, seed, max_steps, kinds):
-    m = A.record_match(a, b, "hollywood", seed=seed, max_steps=max_steps)
+    m = record_match(a, b, "hollywood", seed=seed, max_steps=max_steps)
     assert len(m) >= 1
     assert m.names == ((a, b) if a != b else (a, f"{b}#2"))
     assert kinds <= {h.kind for h in m}
@@ -198,22 +199,22 @@ def test_record_match_conserves_cards_and_matches_the_core_scoresheet(a, b, seed
         assert m.truncated and m.match_winner == -1 and m.decisions == max_steps
     assert sum(len(h.moves) for h in m) <= m.decisions
     # the same seed replays the same match
-    again = A.record_match(a, b, "hollywood", seed=seed, max_steps=max_steps)
+    again = record_match(a, b, "hollywood", seed=seed, max_steps=max_steps)
     assert [h.moves for h in again] == [h.moves for h in m]
 
 
 def test_match_views_show_cards_melds_and_the_sheet():
-    m = A.record_match("simple", "hollywood", "hollywood", seed=0)
-    text = A.hand_markdown(m[0], m.names, html=False, show_moves=True, target=100)
+    m = record_match("simple", "hollywood", "hollywood", seed=0)
+    text = hand_markdown(m[0], m.names, html=False, show_moves=True, target=100)
     assert "### Hand 1" in text and "| melds |" in text and "<details>" in text
     assert any(s in text for s in "♣♦♥♠") and "| simple |" in text
-    assert "color" in A.cards_text([13, 26], html=True) and A.cards_text([]) == "—"
-    assert A.scoresheet_markdown(m[-1].sheet, m.names).count("\n") == 3
-    assert "wins the match" in A.match_markdown(m)
-    assert A.match_table_markdown(m).count("\n") == len(m) + 1
-    x, v = A.sheet_history(m)
+    assert "color" in cards_text([13, 26], html=True) and cards_text([]) == "—"
+    assert scoresheet_markdown(m[-1].sheet, m.names).count("\n") == 3
+    assert "wins the match" in match_markdown(m)
+    assert match_table_markdown(m).count("\n") == len(m) + 1
+    x, v = sheet_history(m)
     assert x.tolist()[0] == 0 and v.shape == (len(m) + 1, 2, 3) and (v[0] == 0).all()
-    fig = A.plot_scoresheet(m)
+    fig = plot_scoresheet(m)
     assert len([ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("game")]) == 6
 
 
@@ -222,27 +223,27 @@ def test_match_views_show_cards_melds_and_the_sheet():
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    return A.make_demo(tmp_path_factory.mktemp("demo"))
+    return make_demo(tmp_path_factory.mktemp("demo"))
 
 
 def test_demo_runs_read_alike_from_jsonl_and_tensorboard(demo):
-    jl = A.load_runs(demo["runs"], source="jsonl")
-    tb = A.load_runs(demo["runs"], source="tensorboard")
+    jl = load_runs(demo["runs"], source="jsonl")
+    tb = load_runs(demo["runs"], source="tensorboard")
     assert len(jl) == 2 and {r.seed for r in jl} == {0, 1} and {r.name for r in jl} == {"demo_ppo"}
-    assert A.eval_win_rate_tags(jl) == ["eval/win_rate_vs_neller", "eval/win_rate_vs_simple"]
+    assert eval_win_rate_tags(jl) == ["eval/win_rate_vs_neller", "eval/win_rate_vs_simple"]
     for r, t in zip(jl, tb):
         assert t.source == "tensorboard" and set(r.tags) == set(t.tags)
         for tag in ("losses/entropy", "eval/win_rate_vs_simple"):
             np.testing.assert_array_equal(r.scalars[tag].step, t.scalars[tag].step)
             np.testing.assert_allclose(r.scalars[tag].value, t.scalars[tag].value, rtol=1e-6)
-    fig = A.plot_curves(jl, A.curve_tags(jl), smooth=0.5)
-    assert len([ax for ax in fig.axes if ax.get_visible()]) == len(A.curve_tags(jl))
-    A.plot_eval_win_rates(tb)
-    summary, ratings = A.load_tournament(demo["tournament"]), A.read_ratings(demo["tournament"])
+    fig = plot_curves(jl, curve_tags(jl), smooth=0.5)
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == len(curve_tags(jl))
+    plot_eval_win_rates(tb)
+    summary, ratings = load_tournament(demo["tournament"]), read_ratings(demo["tournament"])
     assert [r["agent"] for r in ratings] and isinstance(ratings[0]["elo"], float)
-    assert A.short_label(summary["agents"][0]).startswith("ppo:demo_ppo__0__")
-    A.plot_tournament(summary, ratings)
-    assert "| rank |" in A.ratings_markdown(ratings)
+    assert short_label(summary["agents"][0]).startswith("ppo:demo_ppo__0__")
+    plot_tournament(summary, ratings)
+    assert "| rank |" in ratings_markdown(ratings)
 
 
 def test_notebooks_are_saved_without_outputs():
@@ -256,6 +257,25 @@ def test_notebooks_are_saved_without_outputs():
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, f"{p.name} has outputs"
                 assert "def " not in cell.source and "class " not in cell.source, f"{p.name} defines logic"
+
+
+def test_the_facade_offers_every_name_the_notebooks_use_and_defines_only_setting():
+    import nbformat
+
+    used = set()
+    for p in sorted(NOTEBOOKS.glob("*.ipynb")):
+        src = "\n".join(c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
+        for alias in re.findall(r"from experiments import analysis as (\w+)", src):
+            used |= set(re.findall(rf"\b{alias}\.(\w+)", src))
+        for names in re.findall(r"from experiments\.analysis import ([\w, ]+)", src):
+            used |= {n.strip() for n in names.split(",")}
+    assert {"setting", "load_runs", "plot_tournament", "record_match", "hand_markdown"} <= used  # the scan works
+    assert used <= set(analysis.__all__), sorted(used - set(analysis.__all__))
+    # thin: every other name is the object of the module that does the job, not a copy
+    homes = {n: getattr(analysis, n).__module__ for n in analysis.__all__}
+    assert [n for n, m in homes.items() if m == "experiments.analysis"] == ["setting"]
+    assert set(homes.values()) == {"experiments.analysis", "experiments.runs", "experiments.plots",
+                                   "experiments.playthrough", "experiments.demo"}
 
 
 @pytest.fixture(scope="module")
@@ -317,7 +337,7 @@ def test_play_through_notebook_plays_a_match(kernel, tmp_path):
     text, images = _run_notebook("play_through.ipynb", kernel, tmp_path, {
         "HOLLYWOOD_AGENT_A": "neller", "HOLLYWOOD_AGENT_B": "hollywood", "HOLLYWOOD_SEED": 2,
         "HOLLYWOOD_SHOW_MOVES": "1"})
-    m = A.record_match("neller", "hollywood", "hollywood", seed=2)
+    m = record_match("neller", "hollywood", "hollywood", seed=2)
     assert images == 1
     assert "## neller (seat 0) vs hollywood (seat 1)" in text
     assert text.count("### Hand ") == len(m) and "<details>" in text and "♠" in text
