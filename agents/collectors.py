@@ -70,8 +70,8 @@ class CollectorConfig:
             raise ValueError(f"collector.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.num_workers < 1:
             raise ValueError(f"collector.num_workers must be >= 1, got {self.num_workers}")
-        if self.cpus_per_worker <= 0:
-            raise ValueError(f"collector.cpus_per_worker must be > 0, got {self.cpus_per_worker}")
+        if not (np.isfinite(self.cpus_per_worker) and self.cpus_per_worker > 0):
+            raise ValueError(f"collector.cpus_per_worker must be a number > 0 and finite, got {self.cpus_per_worker!r}")
         if self.num_cpus is not None and self.num_cpus < 1:
             raise ValueError(f"collector.num_cpus must be >= 1 or null, got {self.num_cpus}")
         if self.max_restarts < 0:

@@ -88,21 +88,32 @@ class DQNConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
 
     def __post_init__(self):
+        """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
         for name in ("num_games", "num_steps", "buffer_size", "batch_size", "n_step", "target_update_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"dqn.{name} must be >= 1, got {getattr(self, name)}")
         for name in ("learning_starts", "gradient_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"dqn.{name} must be >= 0, got {getattr(self, name)}")
-        if not 0.0 < self.tau <= 1.0:
-            raise ValueError(f"dqn.tau must be in (0, 1], got {self.tau}")
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"dqn.gamma must be in [0, 1], got {self.gamma}")
-        for name in ("eps_start", "eps_end", "snapshot_epsilon", "exploration_fraction"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"dqn.{name} must be in [0, 1], got {getattr(self, name)}")
+        # (name, low, low included, high): a finite number in the range
+        for name, low, closed, high in (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0), ("tau", 0.0, False, 1.0),
+                                        ("eps_start", 0.0, True, 1.0), ("eps_end", 0.0, True, 1.0),
+                                        ("snapshot_epsilon", 0.0, True, 1.0), ("exploration_fraction", 0.0, True, 1.0),
+                                        ("huber_delta", 0.0, False, np.inf), ("max_grad_norm", 0.0, False, np.inf),
+                                        ("per_alpha", 0.0, True, np.inf), ("per_beta_start", 0.0, True, 1.0),
+                                        ("per_eps", 0.0, False, np.inf)):
+            v = getattr(self, name)
+            if not (np.isfinite(v) and (v >= low if closed else v > low) and v <= high):
+                allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
+                           else f"{'>=' if closed else '>'} {low:g} and finite")
+                raise ValueError(f"dqn.{name} must be a number {allowed}, got {v!r}")
+        if self.batch_size > self.buffer_size:
+            raise ValueError(f"dqn.batch_size ({self.batch_size}) must be <= dqn.buffer_size ({self.buffer_size}): "
+                             f"a batch is sampled from the replay buffer")
         if not self.hidden:
-            raise ValueError("dqn.hidden needs at least one layer size")
+            raise ValueError("dqn.hidden needs at least one layer size, got []")
+        if any(h < 1 for h in self.hidden):
+            raise ValueError(f"dqn.hidden: every layer size must be >= 1, got {list(self.hidden)}")
 
 
 def linear_schedule(start: float, end: float, duration: float, t: float) -> float:

@@ -57,11 +57,27 @@ class PPOConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
 
     def __post_init__(self):
+        """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
         for name in ("num_games", "num_steps", "num_minibatches", "update_epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"ppo.{name} must be >= 1, got {getattr(self, name)}")
+        # (name, low, low included, high): a finite number in the range
+        for name, low, closed, high in (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0),
+                                        ("gae_lambda", 0.0, True, 1.0), ("clip_coef", 0.0, False, np.inf),
+                                        ("ent_coef", 0.0, True, np.inf), ("vf_coef", 0.0, True, np.inf),
+                                        ("max_grad_norm", 0.0, False, np.inf), ("target_kl", 0.0, False, np.inf)):
+            v = getattr(self, name)
+            if v is None and name == "target_kl":
+                continue
+            if not (np.isfinite(v) and (v >= low if closed else v > low) and v <= high):
+                allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
+                           else f"{'>=' if closed else '>'} {low:g} and finite")
+                raise ValueError(f"ppo.{name} must be a number {allowed}{' (or null)' if name == 'target_kl' else ''}, "
+                                 f"got {v!r}")
         if not self.hidden:
-            raise ValueError("ppo.hidden needs at least one layer size")
+            raise ValueError("ppo.hidden needs at least one layer size, got []")
+        if any(h < 1 for h in self.hidden):
+            raise ValueError(f"ppo.hidden: every layer size must be >= 1, got {list(self.hidden)}")
 
 
 # --- inference: a trained policy as a batched agent ---------------------------------------------

@@ -26,6 +26,10 @@ one that reseeds that attribute. A callable passed as it is (not a spec) is left
   ``seed`` if it takes one) and must return the policy;
 * any other callable is the policy itself.
 
+Errors: a spec that names nothing valid raises :class:`AgentSpecError` (a ``ValueError``) with the
+valid forms and the nearest registered name for a typo; so does a checkpoint that does not load
+and a ``path/to/file.py`` that fails to import.
+
 Extending: :func:`register` adds a name, :func:`register_prefix` a ``prefix:ARG`` family. A factory
 may be given as a ``"module:attribute"`` string, imported only when first used, so a trainer can
 be registered without importing torch at start-up. Registered prefixes take precedence over the
@@ -34,6 +38,7 @@ be registered without importing torch at start-up. Registered prefixes take prec
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -106,6 +111,11 @@ def describe_agents() -> str:
     return "\n".join(lines)
 
 
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _resolve_target(target):
     if isinstance(target, str):
         return _load_attr(target, target)
@@ -146,7 +156,8 @@ def make_agent(spec, rules: Rules | str | None = None, seed=None) -> Policy:
             return _seedable(_call_with(factory, arg, rules=rules, seed=seed))
         obj = _load_attr(spec, spec)
         return _seedable(_instantiate(obj, spec, rules, seed))
-    raise AgentSpecError(f"unknown agent {spec!r}; valid agents: {', '.join(available_agents())}")
+    raise AgentSpecError(f"unknown agent {spec!r}; valid agents: {', '.join(available_agents())}"
+                         f"{_did_you_mean(spec, _NAMES)}")
 
 
 class _Reseed:
@@ -208,9 +219,15 @@ def _load_attr(spec: str, target: str):
             raise AgentSpecError(f"agent {spec!r}: no such file {module_name!r}")
         name = f"_hollywood_user_{abs(hash(path))}"
         mod_spec = importlib.util.spec_from_file_location(name, path)
+        if mod_spec is None or mod_spec.loader is None:
+            raise AgentSpecError(f"agent {spec!r}: {module_name!r} is not a Python file")
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[name] = module
-        mod_spec.loader.exec_module(module)
+        try:
+            mod_spec.loader.exec_module(module)
+        except (SyntaxError, ImportError) as e:  # the user's file does not import: say why, briefly
+            sys.modules.pop(name, None)
+            raise AgentSpecError(f"agent {spec!r}: importing {module_name!r} failed: {type(e).__name__}: {e}") from None
     else:
         try:
             module = importlib.import_module(module_name)
@@ -219,7 +236,7 @@ def _load_attr(spec: str, target: str):
                 raise AgentSpecError(
                     f"unknown agent {spec!r}: {module_name!r} is neither a registered prefix "
                     f"({', '.join(_PREFIXES) or 'none'}) nor an importable module; valid agents: "
-                    f"{', '.join(available_agents())}") from None
+                    f"{', '.join(available_agents())}{_did_you_mean_prefix(spec, module_name)}") from None
             raise
     obj = module
     for part in attr.split("."):
@@ -227,6 +244,11 @@ def _load_attr(spec: str, target: str):
             raise AgentSpecError(f"agent {spec!r}: module {module_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def _did_you_mean_prefix(spec: str, prefix: str) -> str:
+    close = difflib.get_close_matches(prefix, list(_PREFIXES), n=1, cutoff=0.6)
+    return f"; did you mean {close[0] + spec[len(prefix):]!r}?" if close else ""
 
 
 # --- checkpoints -----------------------------------------------------------------------------

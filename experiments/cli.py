@@ -13,6 +13,11 @@
 Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``ppo:PATH``, ``dqn:PATH`` (a checkpoint
 or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
 with :func:`add_command` (parsed here) or :func:`add_passthrough` (a module's own ``main(argv)``).
+
+A user mistake (a bad option value, an agent spec that names nothing or a checkpoint that does not
+load, an output path that is a file) is reported before anything is played or written, as one
+line ``hollywood COMMAND: error: ...`` naming the option, the value and what is allowed, with exit
+status 2.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from typing import Callable
 from hollywood_env.rules import PRESETS, Rules
 
 from agents.registry import AgentSpecError, describe_agents, make_agent
+
+from .config import suggest
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
@@ -73,22 +80,25 @@ def rules_from_args(args) -> Rules:
     import dataclasses
 
     if args.rules not in PRESETS:
-        raise CLIError(f"unknown rules preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
+        raise CLIError(f"--rules: unknown rules preset {args.rules!r}; valid presets: {', '.join(PRESETS)}"
+                       f"{suggest(args.rules, PRESETS)}")
     rules = Rules.preset(args.rules)
     changes = {}
     types = {f.name: f.type for f in dataclasses.fields(Rules)}
     for item in args.set or []:
         if "=" not in item:
-            raise CLIError(f"--set expects KEY=VALUE, got {item!r}")
+            raise CLIError(f"--set expects KEY=VALUE (e.g. --set knock_limit=8), got {item!r}")
         key, value = item.split("=", 1)
         key = key.strip().replace("-", "_")
         if key not in types:
-            raise CLIError(f"unknown rule option {key!r}; valid options: {', '.join(sorted(types))}")
+            raise CLIError(f"--set: unknown rule option {key!r}; valid options: {', '.join(sorted(types))}"
+                           f"{suggest(key, types)}")
         changes[key] = _parse_value(types[key], key, value)
     try:
         return rules.replace(**changes) if changes else rules
     except (TypeError, ValueError) as e:
-        raise CLIError(str(e)) from None
+        given = " ".join(f"{k}={v!r}" for k, v in changes.items())
+        raise CLIError(f"--set {given}: {e}") from None
 
 
 def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
@@ -116,25 +126,45 @@ def _check_common(args, default_matches: int):
     from .evaluate import REWARD_MODES
 
     if args.reward not in REWARD_MODES:
-        raise CLIError(f"unknown reward mode {args.reward!r}; valid modes: {', '.join(REWARD_MODES)}")
+        raise CLIError(f"--reward: unknown reward mode {args.reward!r}; valid modes: {', '.join(REWARD_MODES)}"
+                       f"{suggest(args.reward, REWARD_MODES)}")
     if args.hands is None and args.matches is None:
         args.matches = default_matches
     total = args.hands if args.hands is not None else args.matches
     if total < 2:
-        raise CLIError(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2 (one duplicate pair)")
+        raise CLIError(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2 (one duplicate pair), "
+                       f"got {total}")
+    if args.seed < 0:
+        raise CLIError(f"--seed must be an integer >= 0, got {args.seed}")
     if args.max_steps < 0:
-        raise CLIError("--max-steps must be >= 0")
+        raise CLIError(f"--max-steps must be >= 0 (0: no cap), got {args.max_steps}")
     if args.batch_pairs < 1:
-        raise CLIError("--batch-pairs must be >= 1")
+        raise CLIError(f"--batch-pairs must be >= 1, got {args.batch_pairs}")
+    if getattr(args, "out", None):
+        _check_out_dir(args.out)
     rules = rules_from_args(args)
     return rules, (total + 1) // 2, args.max_steps or None
+
+
+def _check_out_dir(out: str) -> None:
+    """CLIError unless ``out`` is a folder or can be made one (checked before anything is played)."""
+    path = os.path.abspath(out)
+    while True:
+        if os.path.exists(path):
+            if not os.path.isdir(path):
+                raise CLIError(f"--out {out}: {path!r} exists and is not a folder")
+            return
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
 
 
 def _check_agents(specs, rules):
     for spec in specs:
         try:
             make_agent(spec, rules, seed=0)
-        except AgentSpecError as e:
+        except (ValueError, OSError) as e:  # AgentSpecError, a checkpoint loader's CheckpointError, ...
             raise CLIError(str(e)) from None
 
 

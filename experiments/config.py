@@ -6,6 +6,10 @@ the overrides.
   allowed (YAML 1.1 reads ``3e-4`` as a string: numbers in exponent notation are accepted for
   float fields and converted, anything else that is not a number is rejected).
 * :func:`apply_overrides` applies ``--section.key value`` pairs (``--ppo.lr 1e-4``) the same way.
+* Every error is a :class:`ConfigError` (a ``ValueError``) whose message names the key (``ppo.lr``),
+  the value and what is allowed, with the nearest valid name for a typo (:func:`suggest`).
+  YAML is read with ``yaml.safe_load``: a tag such as ``!!python/object`` is refused (never
+  constructed) with a message, like malformed YAML.
 * :func:`to_dict` / :func:`save_resolved` write the resolved config, with the package version and
   git commit, into a run folder.
 """
@@ -13,6 +17,7 @@ the overrides.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import subprocess
 import types
 import typing
@@ -24,6 +29,37 @@ import yaml
 
 class ConfigError(ValueError):
     """A bad configuration value or key."""
+
+
+def suggest(word, choices) -> str:
+    """``"; did you mean 'x'?"`` for the valid name nearest to ``word`` (or ``""``)."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _key(where: str, name) -> str:
+    return f"{where}.{name}" if where else str(name)
+
+
+def parse_yaml(text: str, where: str):
+    """``yaml.safe_load(text)``; malformed YAML and tags that would build Python objects
+    (``!!python/...``, refused by the safe loader) become a :class:`ConfigError` naming ``where``."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.constructor.ConstructorError as e:
+        problem = str(e.problem or e).replace("tag:yaml.org,2002:", "!!")
+        mark = e.problem_mark
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        if "constructor for the tag" in problem:
+            tag = problem.split("tag", 1)[1].strip().strip("'")
+            raise ConfigError(f"{where}: the YAML tag {tag!r}{at} is not allowed: a config holds only plain values "
+                              f"(numbers, strings, booleans, null, lists and mappings)") from None
+        raise ConfigError(f"{where}: not valid YAML: {problem}{at}") from None
+    except yaml.YAMLError as e:
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        mark = getattr(e, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise ConfigError(f"{where}: not valid YAML: {problem}{at}") from None
 
 
 def _type_name(tp) -> str:
@@ -38,14 +74,15 @@ def _convert(value: Any, tp, where: str):
         if value is None and type(None) in args:
             return None
         errors = []
-        for a in args:
-            if a is type(None):
-                continue
+        options = [a for a in args if a is not type(None)]
+        for a in options:
             try:
                 return _convert(value, a, where)
             except ConfigError as e:
                 errors.append(str(e))
-        raise ConfigError(f"{where}: {value!r} is not any of {[ _type_name(a) for a in args ]}")
+        if len(options) == 1:
+            raise ConfigError(errors[0] + (" (or null)" if type(None) in args else ""))
+        raise ConfigError(f"{where}: {value!r} is not any of {[_type_name(a) for a in args]}")
     if origin in (list, tuple):
         (inner, *_) = typing.get_args(tp) or (Any,)
         if isinstance(value, str):
@@ -104,20 +141,25 @@ def _convert(value: Any, tp, where: str):
     return value
 
 
-def from_dict(cls, data: dict, where: str = "config"):
-    """Build the dataclass ``cls`` from a mapping, rejecting unknown keys and wrong types."""
+def from_dict(cls, data: dict, where: str = ""):
+    """Build the dataclass ``cls`` from a mapping, rejecting unknown keys and wrong types.
+    ``where``: the key of this mapping in the config (``"ppo"``; ``""`` for the top level). The
+    dataclasses' own checks (``__post_init__``) raise ``ValueError`` naming the full key."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+        raise ConfigError(f"{where or 'config'}: expected a mapping, got {type(data).__name__} {data!r}")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(set(data) - set(fields), key=str)
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {unknown}; allowed keys: {', '.join(fields)}")
-    kwargs = {k: _convert(v, hints[k], f"{where}.{k}") for k, v in data.items()}
+        raise ConfigError(f"{where or 'top level'}: unknown key(s) {unknown}; allowed keys: {', '.join(fields)}"
+                          f"{suggest(unknown[0], fields)}")
+    kwargs = {k: _convert(v, hints[k], _key(where, k)) for k, v in data.items()}
     try:
         return cls(**kwargs)
+    except ConfigError:
+        raise
     except (TypeError, ValueError) as e:
-        raise ConfigError(f"{where}: {e}") from e
+        raise ConfigError(str(e)) from e
 
 
 def to_dict(cfg) -> dict:
@@ -129,13 +171,29 @@ def load_config(cls, path: str | Path | None = None, overrides: list[str] | None
     data: dict = {}
     if path is not None:
         p = Path(path)
+        if p.is_dir():
+            raise ConfigError(f"config file {p} is a directory; give a YAML file such as configs/ppo_quick.yaml")
         if not p.is_file():
             raise ConfigError(f"config file not found: {p}")
-        loaded = yaml.safe_load(p.read_text()) or {}
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{p}: not a YAML text file (not UTF-8: byte {e.start} is {e.object[e.start]:#04x})") from None
+        except OSError as e:
+            raise ConfigError(f"{p}: cannot read the config file: {e.strerror or e}") from None
+        loaded = parse_yaml(text, str(p))
+        if loaded is None:
+            loaded = {}
         if not isinstance(loaded, dict):
-            raise ConfigError(f"{p}: the top level must be a mapping of sections")
+            raise ConfigError(f"{p}: the top level must be a mapping of sections (algo, seed, ppo, ...), "
+                              f"got a {type(loaded).__name__}")
         data = loaded
-    cfg = from_dict(cls, data, where=str(path) if path else "config")
+        try:
+            cfg = from_dict(cls, data)
+        except ConfigError as e:
+            raise ConfigError(f"{p}: {e}") from None
+    else:
+        cfg = from_dict(cls, data)
     return apply_overrides(cfg, overrides or [])
 
 
@@ -146,14 +204,14 @@ def apply_overrides(cfg, overrides: list[str]):
     i = 0
     while i < len(overrides):
         tok = overrides[i]
-        if not tok.startswith("--"):
+        if not tok.startswith("--") or len(tok) == 2:
             raise ConfigError(f"expected an override like --section.key VALUE, got {tok!r}")
         if "=" in tok:
             key, val = tok[2:].split("=", 1)
             i += 1
         else:
             if i + 1 >= len(overrides):
-                raise ConfigError(f"override {tok} has no value")
+                raise ConfigError(f"override {tok} has no value: it needs one, e.g. {tok} VALUE or {tok}=VALUE")
             key, val = tok[2:], overrides[i + 1]
             i += 2
         items.append((key, val))
@@ -165,9 +223,10 @@ def apply_overrides(cfg, overrides: list[str]):
             names = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else []
             if part not in names:
                 prefix = ".".join(parts[:j]) or "top level"
-                raise ConfigError(f"unknown config key {key!r}: {prefix!r} has keys {', '.join(names)}")
+                allowed = f"{prefix!r} has keys {', '.join(names)}" if names else f"{prefix!r} has no sub-keys"
+                raise ConfigError(f"unknown config key {key!r}: {allowed}{suggest(part, names)}")
             if j == len(parts) - 1:
-                node[part] = yaml.safe_load(val) if val != "" else ""
+                node[part] = parse_yaml(val, f"--{key} {val}") if val != "" else ""
             else:
                 node = node[part]
                 cls = typing.get_type_hints(cls)[part]

@@ -1,7 +1,12 @@
 """The schema of a training run: one dataclass per section of a YAML config in ``configs/``.
 
 A config file has the sections below (every key optional; missing keys keep these defaults).
-Unknown keys and values of the wrong type are errors (see :mod:`experiments.config`).
+Unknown keys and values of the wrong type are errors (see :mod:`experiments.config`), and so is
+every value out of its range: each section checks its values when it is built (``__post_init__``,
+a ``ValueError`` naming the key, the value and what is allowed). :func:`validate` adds the checks
+that look beyond the values (the device exists, every bot of ``league.bots`` and ``eval.bots`` can
+be built, ``log.root`` can hold run folders): ``hollywood train`` runs it before it creates a run
+folder.
 
 .. code-block:: yaml
 
@@ -21,12 +26,33 @@ Unknown keys and values of the wrong type are errors (see :mod:`experiments.conf
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agents.collectors import CollectorConfig
 from agents.dqn import DQNConfig
 from agents.ppo import PPOConfig
+from hollywood_env.rewards import MODES as REWARD_MODES
+from hollywood_env.rules import PRESETS, Rules
+
+from .config import ConfigError, suggest
+
+
+def _check_number(key: str, value, low: float, closed: bool = True, high: float = math.inf) -> None:
+    """ValueError unless ``value`` is a finite number in ``[low, high]`` (``(low, high]`` if not ``closed``)."""
+    if not (math.isfinite(value) and (value >= low if closed else value > low) and value <= high):
+        allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if math.isfinite(high)
+                   else f"{'>=' if closed else '>'} {low:g} and finite")
+        raise ValueError(f"{key} must be a number {allowed}, got {value!r}")
+
+
+def _check_int(key: str, value: int, low: int) -> None:
+    if value < low:
+        raise ValueError(f"{key} must be >= {low}, got {value!r}")
 
 
 @dataclass
@@ -40,11 +66,25 @@ class EnvConfig:
     per_hand_episodes: bool = False
     max_steps: int = 3000  # decisions per match before truncation
 
-    def __post_init__(self):
-        self.make_rules()  # unknown presets, options and reward modes fail at load time
+    def __post_init__(self):  # unknown presets, options and reward modes fail at load time
+        if self.rules not in PRESETS:
+            raise ValueError(f"env.rules: unknown rules preset {self.rules!r}; valid presets: {', '.join(PRESETS)}"
+                             f"{suggest(self.rules, PRESETS)}")
+        options = [f.name for f in dataclasses.fields(Rules)]
+        for name in self.rule_options:
+            if name not in options:
+                raise ValueError(f"env.rule_options: unknown rule option(s) [{name!r}]; valid options: "
+                                 f"{', '.join(sorted(options))}{suggest(name, options)}")
+        try:
+            self.make_rules()
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"env.rule_options {self.rule_options}: {e}") from None
+        if self.reward not in REWARD_MODES:
+            raise ValueError(f"env.reward: unknown reward mode {self.reward!r}; valid modes: {', '.join(REWARD_MODES)}"
+                             f"{suggest(self.reward, REWARD_MODES)}")
+        _check_number("env.reward_scale", self.reward_scale, 0.0, closed=False)
         self.make_reward()
-        if self.max_steps < 1:
-            raise ValueError(f"env.max_steps must be positive, got {self.max_steps}")
+        _check_int("env.max_steps", self.max_steps, 1)
 
     def make_rules(self):
         from hollywood_env.rules import Rules
@@ -78,6 +118,18 @@ class LeagueConfig:
     gate_threshold: float = 0.5
     gate_per_hand: bool = True  # gate on duplicate hands (fast) instead of whole matches
 
+    def __post_init__(self):
+        for name in ("self_play_weight", "snapshot_weight", "bot_weight"):
+            _check_number(f"league.{name}", getattr(self, name), 0.0)
+        w = (self.self_play_weight, self.snapshot_weight, self.bot_weight)
+        if sum(w) <= 0:
+            raise ValueError(f"league weights (self_play_weight, snapshot_weight, bot_weight) must not all be 0, got {w}")
+        _check_int("league.snapshot_every", self.snapshot_every, 0)  # 0: no snapshots
+        _check_int("league.pool_size", self.pool_size, 1)
+        _check_int("league.gate_pairs", self.gate_pairs, 1)
+        _check_number("league.gate_threshold", self.gate_threshold, 0.0, high=1.0)
+        _check_names("league.bots", self.bots)
+
 
 @dataclass
 class EvalConfig:
@@ -88,6 +140,11 @@ class EvalConfig:
     bots: list[str] = field(default_factory=lambda: ["random", "simple"])
     greedy: bool = True  # evaluate the argmax policy
 
+    def __post_init__(self):
+        _check_int("eval.every", self.every, 0)
+        _check_int("eval.pairs", self.pairs, 1)
+        _check_names("eval.bots", self.bots)
+
 
 @dataclass
 class LogConfig:
@@ -95,6 +152,27 @@ class LogConfig:
     name: str = "run"
     checkpoint_every: int = 10  # updates
     progress: bool = True
+
+    def __post_init__(self):
+        if not self.root.strip():
+            raise ValueError(f"log.root must be a folder path, got {self.root!r}")
+        if not self.name.strip() or "/" in self.name or "\\" in self.name:
+            raise ValueError(f"log.name must be a non-empty name without '/' (it starts the run folder's name), "
+                             f"got {self.name!r}")
+        _check_int("log.checkpoint_every", self.checkpoint_every, 1)
+
+
+def _check_names(key: str, specs) -> None:
+    """Agent specs: a registered name is checked here; other forms (``ppo:PATH``, ``module:function``)
+    when :func:`validate` builds them."""
+    from agents.registry import available_agents, registered_names
+
+    for spec in specs:
+        if not isinstance(spec, str) or not spec.strip():
+            raise ValueError(f"{key}: an agent must be a non-empty name or spec, got {spec!r}")
+        if ":" not in spec and spec.strip() not in registered_names():
+            raise ValueError(f"{key}: unknown agent {spec!r}; valid agents: {', '.join(available_agents())}"
+                             f"{suggest(spec, registered_names())}")
 
 
 @dataclass
@@ -114,15 +192,65 @@ class TrainConfig:
 
     def __post_init__(self):
         if self.algo not in ("ppo", "dqn"):
-            raise ValueError(f"algo must be 'ppo' or 'dqn', got {self.algo!r}")
-        if self.device not in ("cpu", "cuda") and not self.device.startswith("cuda:"):
-            raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {self.device!r}")
-        if self.total_steps < 1:
-            raise ValueError(f"total_steps must be positive, got {self.total_steps}")
+            raise ValueError(f"algo must be 'ppo' or 'dqn', got {self.algo!r}{suggest(self.algo, ('ppo', 'dqn'))}")
+        if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", self.device):
+            raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {self.device!r}")
+        _check_int("seed", self.seed, 0)
+        _check_int("torch_threads", self.torch_threads, 1)
+        _check_int("total_steps", self.total_steps, 1)
         if self.algo == "ppo":
             self.collector.envs_per_worker(self.ppo.num_games)  # num_games must split evenly
         elif self.collector.kind != "local" or self.collector.num_workers != 1:
             raise ValueError(f"collector: only PPO collects in shards; {self.algo} needs kind local and num_workers 1")
-        w = (self.league.self_play_weight, self.league.snapshot_weight, self.league.bot_weight)
-        if min(w) < 0 or sum(w) <= 0:
-            raise ValueError(f"league weights must be >= 0 and not all 0, got {w}")
+
+
+def check_device(device: str) -> None:
+    """ConfigError unless ``device`` (``cpu``, ``cuda``, ``cuda:N``) can be used on this machine."""
+    if device == "cpu":
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ConfigError(f"device: {device!r} is not available: this torch build ({torch.__version__}) sees no CUDA "
+                          f"device (torch.cuda.is_available() is False); allowed here: cpu")
+    index = int(device.partition(":")[2] or 0)
+    count = torch.cuda.device_count()
+    if index >= count:
+        raise ConfigError(f"device: {device!r} is not available: this machine has {count} CUDA device(s); "
+                          f"allowed: cpu, cuda, " + ", ".join(f"cuda:{i}" for i in range(count)))
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """The checks of a resolved config beyond its values (those run when it is built): the device
+    is available, every agent of ``league.bots`` and ``eval.bots`` can be built (names exist,
+    checkpoints load), ``log.root`` is a folder or can be made one, and no number is NaN or
+    infinite. Raises :class:`ConfigError` naming the key; returns ``cfg``."""
+    from agents.registry import make_agent
+
+    _check_finite(cfg, "")
+    check_device(cfg.device)
+    root = Path(cfg.log.root)
+    for parent in (root, *root.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(f"log.root: {cfg.log.root!r} cannot hold run folders: {str(parent)!r} is not a folder")
+            break
+    rules = cfg.env.make_rules()
+    for key, specs in (("league.bots", cfg.league.bots), ("eval.bots", cfg.eval.bots)):
+        for spec in specs:
+            try:
+                make_agent(spec, rules, seed=0)
+            except (ValueError, OSError, ImportError) as e:  # AgentSpecError, CheckpointError are ValueErrors
+                raise ConfigError(f"{key}: {e}") from None
+    return cfg
+
+
+def _check_finite(obj, where: str) -> None:
+    """ConfigError for a NaN or infinite float anywhere in the config (a safety net: every
+    section's own checks reject them with the allowed range)."""
+    for f in dataclasses.fields(obj):
+        value, key = getattr(obj, f.name), f"{where}{f.name}"
+        if dataclasses.is_dataclass(value):
+            _check_finite(value, key + ".")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{key} must be a finite number, got {value!r}")

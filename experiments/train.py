@@ -17,7 +17,7 @@ from pathlib import Path
 from experiments.config import ConfigError, load_config
 from experiments.ray_tools import RayUnavailable
 from experiments.runlog import RunLogger, new_run_dir, read_metrics
-from experiments.schema import TrainConfig
+from experiments.schema import TrainConfig, validate
 
 
 def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None,
@@ -52,28 +52,103 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
     return run_dir, metrics
 
 
-def train_main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="hollywood train", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def _train_parser() -> argparse.ArgumentParser:
+    """For ``--help`` only: :func:`split_train_argv` reads the arguments."""
+    parser = argparse.ArgumentParser(
+        prog="hollywood train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="hollywood train [CONFIG | --resume RUN] [--section.key VALUE ...]",
+        epilog="overrides: any config key as --key VALUE or --key=VALUE, before or after CONFIG, e.g. --ppo.lr 1e-4 "
+               "--seed 1 --league.bots random,simple --env.rule_options '{knock_limit: 8}' (schema: "
+               "experiments/schema.py). The whole config is checked before the run folder is made.")
     parser.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); omit with --resume")
-    parser.add_argument("--resume", help="a run folder or checkpoint to continue")
-    args, overrides = parser.parse_known_args(argv)
-    resume = Path(args.resume) if args.resume else None
+    parser.add_argument("--resume", metavar="RUN", help="a run folder (or its checkpoints/latest.pt) to continue")
+    return parser
+
+
+def split_train_argv(argv: list[str]) -> tuple[str | None, str | None, list[str], bool]:
+    """``hollywood train`` arguments -> ``(config, resume, overrides, help)``.
+
+    Overrides are ``--key VALUE`` / ``--key=VALUE`` pairs anywhere: the token after ``--key`` is
+    its value even when it starts with ``-`` (``--ppo.lr -1``, then rejected by the config's
+    checks), unless it is itself an option (``--seed``); the other tokens are the config path."""
+    positional: list[str] = []
+    overrides: list[str] = []
+    resume = None
+    help_ = False
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok in ("-h", "--help"):
+            help_ = True
+            i += 1
+        elif tok == "--":
+            positional += argv[i + 1:]
+            break
+        elif tok.startswith("--") and len(tok) > 2:
+            key, eq, value = tok.partition("=")
+            if not eq:
+                if i + 1 >= len(argv) or (argv[i + 1].startswith("--") and len(argv[i + 1]) > 2):
+                    raise ConfigError(f"{key} needs a value, e.g. {key} VALUE or {key}=VALUE")
+                value = argv[i + 1]
+                i += 1
+            i += 1
+            if key == "--resume":
+                if resume is not None:
+                    raise ConfigError(f"--resume given twice ({resume!r} and {value!r})")
+                if not value:
+                    raise ConfigError("--resume needs a value: a run folder or its checkpoints/latest.pt")
+                resume = value
+            else:
+                overrides += [f"{key}={value}"]
+        elif tok.startswith("-") and len(tok) > 1:
+            raise ConfigError(f"unknown option {tok!r}: expected an override like --section.key VALUE")
+        else:
+            positional.append(tok)
+            i += 1
+    if len(positional) > 1:
+        raise ConfigError(f"give one config file, got {len(positional)}: {', '.join(positional)} "
+                          f"(an override is --key VALUE)")
+    return (positional[0] if positional else None), resume, overrides, help_
+
+
+def _check_resume_checkpoint(ckpt: Path, algo: str) -> None:
+    """ConfigError unless ``ckpt`` reads as a checkpoint of ``algo`` (before anything is written)."""
+    import pickle
+
+    from agents.checkpoint import load_checkpoint
+
+    try:
+        load_checkpoint(ckpt, expect_algo=algo)
+    except (ValueError, OSError, EOFError, RuntimeError, pickle.UnpicklingError) as e:
+        raise ConfigError(f"--resume: cannot continue from {ckpt}: {type(e).__name__}: {e}") from None
+
+
+def train_main(argv=None) -> int:
     run_dir = None
     try:
+        config, resume_arg, overrides, help_ = split_train_argv(list(sys.argv[1:] if argv is None else argv))
+        if help_:
+            _train_parser().print_help()
+            return 0
+        resume = Path(resume_arg) if resume_arg else None
         if resume is not None:
+            if config is not None:
+                raise ConfigError(f"--resume {resume_arg} continues with the run's own config.yaml; drop {config!r} "
+                                  f"(overrides still apply)")
             run_dir = resume if resume.is_dir() else resume.parent.parent
             if not (run_dir / "config.yaml").is_file():
-                raise ConfigError(f"--resume: {args.resume} is not a run folder (no config.yaml)")
-            cfg = load_config(TrainConfig, run_dir / "config.yaml", overrides)
+                run_dir = None
+                raise ConfigError(f"--resume: {resume_arg} is not a run folder (no config.yaml) nor a checkpoint in one")
+            cfg = validate(load_config(TrainConfig, run_dir / "config.yaml", overrides))
             ckpt = resume if resume.is_file() else run_dir / "checkpoints" / "latest.pt"
             if not ckpt.is_file():
                 raise ConfigError(f"--resume: no checkpoint at {ckpt}")
+            _check_resume_checkpoint(ckpt, cfg.algo)
             out, metrics = run_training(cfg, run_dir, resume_from=ckpt)
         else:
-            if args.config is None:
-                parser.error("give a config file (or --resume RUN_DIR)")
-            cfg = load_config(TrainConfig, args.config, overrides)
+            if config is None:
+                raise ConfigError("give a config file (hollywood train CONFIG [--key VALUE ...]) or --resume RUN")
+            cfg = validate(load_config(TrainConfig, config, overrides))
             run_dir = new_run_dir(cfg.log.root, cfg.log.name, cfg.seed)
             out, metrics = run_training(cfg, run_dir)
     except (ConfigError, FileNotFoundError, RayUnavailable) as e:
@@ -111,11 +186,18 @@ def reproduce_main(argv=None) -> int:
     parser.add_argument("run_dir")
     parser.add_argument("--rel-tol", type=float, default=0.0, help="relative tolerance (default: exact)")
     args = parser.parse_args(argv)
+    if not (math.isfinite(args.rel_tol) and args.rel_tol >= 0):
+        print(f"hollywood reproduce: --rel-tol must be a finite number >= 0, got {args.rel_tol}", file=sys.stderr)
+        return 2
     src = Path(args.run_dir)
     if not (src / "config.yaml").is_file():
         print(f"hollywood reproduce: {src} is not a run folder (no config.yaml)", file=sys.stderr)
         return 2
-    cfg = load_config(TrainConfig, src / "config.yaml")
+    try:
+        cfg = validate(load_config(TrainConfig, src / "config.yaml"))
+    except ConfigError as e:  # the whole config is checked before the new run folder is made
+        print(f"hollywood reproduce: {e}", file=sys.stderr)
+        return 2
     out, _ = run_training(cfg)
     diffs = compare_metrics(read_metrics(src), read_metrics(out), args.rel_tol)
     if diffs:
