@@ -29,13 +29,13 @@ import numpy as np
 from hollywood_env import melds as M
 from hollywood_env import observation as O
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
-from hollywood_env.cards import CARD_VALUES, NUM_CARDS, bools_to_masks, masks_to_bools
+from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, bools_to_masks, masks_to_bools
 from hollywood_env.rules import Rules, resolve_rules
+from hollywood_env.sampling import random_legal_actions
 
 __all__ = ["Bot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode"]
 
 U64 = np.uint64
-CARD_BIT = (U64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
 RANK = np.arange(NUM_CARDS) % 13
 SUIT = np.arange(NUM_CARDS) // 13
 VALUE = CARD_VALUES.astype(np.int64)
@@ -168,7 +168,7 @@ def meldable_with(hand: np.ndarray) -> np.ndarray:
 def melds_with(hand: np.ndarray, card: np.ndarray) -> np.ndarray:
     """bool: ``card`` (int, -1 = none) would lie in some meld with cards of ``hand``."""
     card = np.asarray(card)
-    bit = np.where(card >= 0, CARD_BIT[np.maximum(card, 0)], U64(0))
+    bit = np.where(card >= 0, CARD_BITS[np.maximum(card, 0)], U64(0))
     return (meldable_with(hand) & bit) != 0
 
 
@@ -253,9 +253,7 @@ class RandomBot(Bot):
     name = "random"
 
     def act(self, obs, mask):
-        u = self.rng.random(mask.shape)
-        u[~mask] = -1.0
-        return u.argmax(axis=1).astype(np.int64)
+        return random_legal_actions(mask, self.rng)
 
 
 class SimpleBot(PhaseBot):
@@ -302,7 +300,7 @@ def take_upcard(v: View, rows, rules: Rules) -> np.ndarray:
     """The simple bot's upcard rule for the rows ``rows``: the upcard lies in a meld of the best
     arrangement of hand + upcard, or taking it lets us knock (with a legal discard)."""
     up = v.top[rows]
-    upbit = CARD_BIT[up]
+    upbit = CARD_BITS[up]
     h11 = v.hand[rows] | upbit
     _, sets, runs = M.best_arrangement_masks(h11)
     take = ((sets | runs) & upbit) != 0
@@ -318,7 +316,7 @@ def best_knock(hand: np.ndarray, knocks: np.ndarray) -> np.ndarray:
     """Per row, the knock card (in ``knocks``) that leaves the least deadwood; ties: the higher
     deadwood value, then the higher card index."""
     r, c = _expand(knocks)
-    dw = M.min_deadwood_masks(hand[r] & ~CARD_BIT[c])
+    dw = M.min_deadwood_masks(hand[r] & ~CARD_BITS[c])
     return _best_per_row(r, c, _knock_key(dw, c), hand.shape[0])
 
 
@@ -347,11 +345,11 @@ class NellerBot(PhaseBot):
 
     def _discard(self, obs, v: View, rows, mask):
         r, c = _expand(v.legal_discards[rows])
-        dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BIT[c])
+        dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BITS[c])
         # random tie-break: a random key below 1 added to the integer deadwood
         key = dw + self.rng.random(dw.shape[0])
         card = _best_per_row(r, c, key, rows.size)
-        knock = (v.legal_knocks[rows] & CARD_BIT[card]) != 0
+        knock = (v.legal_knocks[rows] & CARD_BITS[card]) != 0
         return np.where(mask[rows, BIG_GIN], BIG_GIN, np.where(knock, KNOCK, DISCARD) + card)
 
 
@@ -437,7 +435,7 @@ class HollywoodBot(PhaseBot):
         take = take_upcard(v, rows, self.rules)
         if p.take_gain < 100:
             up = v.top[rows]
-            upbit = CARD_BIT[up]
+            upbit = CARD_BITS[up]
             hand = v.hand[rows]
             h11 = hand | upbit
             allowed = h11 & ~upbit if self.rules.forbid_discard_of_taken_card else h11
@@ -446,7 +444,7 @@ class HollywoodBot(PhaseBot):
                 before = M.min_deadwood_masks(hand[maybe])
                 r, c = _expand(allowed[maybe])
                 after = np.full(maybe.size, 10**6, dtype=np.int64)
-                np.minimum.at(after, r, M.min_deadwood_masks(h11[maybe][r] & ~CARD_BIT[c]))
+                np.minimum.at(after, r, M.min_deadwood_masks(h11[maybe][r] & ~CARD_BITS[c]))
                 take[maybe] = before - after >= p.take_gain
         return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
 
@@ -462,7 +460,7 @@ class HollywoodBot(PhaseBot):
         hold = np.zeros(m, dtype=bool)
         if k.size:
             r, c = _expand(knocks[k])
-            dw = M.min_deadwood_masks(hand[k][r] & ~CARD_BIT[c])
+            dw = M.min_deadwood_masks(hand[k][r] & ~CARD_BITS[c])
             knock_card[k] = _best_per_row(r, c, _knock_key(dw, c), k.size)
             if p.hold_deadwood > 0:
                 best_dw = np.full(k.size, 10**6, dtype=np.int64)
@@ -484,7 +482,7 @@ class HollywoodBot(PhaseBot):
         p = self.params
         hand = v.hand[g]
         r, c = _expand(v.legal_discards[g])
-        kept = hand[r] & ~CARD_BIT[c]
+        kept = hand[r] & ~CARD_BITS[c]
         dw = M.min_deadwood_masks(kept).astype(np.float64)
         unseen = ~(hand | v.pile[g] | v.opp_known[g])
         outs = _pc(meldable_with(kept) & unseen[r])

@@ -35,13 +35,16 @@ updates every ``target_update_every`` gradient steps, linear epsilon decay over 
 ``total_steps``, optional proportional prioritised replay (sum tree, importance weights with
 beta annealed to 1).
 
-Resuming restores the networks, the optimiser, the league and the random states, but not the
-replay buffer (it would be hundreds of MB): it refills before gradient steps resume.
+Checkpoints (:mod:`agents.checkpoint`): ``latest.pt`` holds everything the run mutates (networks,
+optimiser, RNGs, league, the games in progress, the open transitions and the replay buffer's
+filled part, about 3.4 KB per stored transition), so ``--resume`` continues exactly as if the run
+had never stopped; ``best.pt`` holds the model only.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,10 +54,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from agents.features import NUM_FEATURES, augment
+from agents.collectors import Shard, load_weights
+from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import DuelingQNetwork, masked_logits
-from agents.ppo import load_checkpoint
+from agents.networks import DuelingQNetwork
+from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 
 
 @dataclass
@@ -124,23 +128,6 @@ def linear_schedule(start: float, end: float, duration: float, t: float) -> floa
 
 
 # --- greedy choice and targets under action masks -----------------------------------------------
-
-
-def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The argmax of ``q`` over the legal actions (``mask`` True) of each row."""
-    return masked_logits(q, mask).argmax(-1)
-
-
-def epsilon_greedy(q: torch.Tensor, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-    """Greedy legal actions, replaced with probability ``epsilon`` by a uniformly random legal one."""
-    from hollywood_env.selfplay import random_legal_actions
-
-    actions = greedy_actions(q, torch.as_tensor(mask, device=q.device)).cpu().numpy()
-    if epsilon > 0 and len(actions):
-        explore = rng.random(len(actions)) < epsilon
-        if explore.any():
-            actions[explore] = random_legal_actions(mask[explore], rng)
-    return actions
 
 
 @torch.no_grad()
@@ -219,6 +206,15 @@ class TransitionAssembler:
         self.q_act = np.zeros((B, 2, n), dtype=np.int64)
         self.q_rew = np.zeros((B, 2, n), dtype=np.float64)
         self.q_len = np.zeros((B, 2), dtype=np.int64)
+
+    _STATE = ("open", "o_obs", "o_mask", "o_act", "o_rew", "q_obs", "q_mask", "q_act", "q_rew", "q_len")
+
+    def get_state(self) -> dict:
+        """The open transitions and queues (arrays copied), for checkpoints."""
+        return {k: getattr(self, k).copy() for k in self._STATE}
+
+    def set_state(self, state: dict) -> None:
+        _set_arrays(self, state, self._STATE, "transition assembler")
 
     def decide(self, player, obs, mask, action, valid) -> Transitions:
         """Decisions ``action`` of ``player`` in the games where ``valid``; returns the transitions
@@ -310,6 +306,16 @@ class TransitionAssembler:
 # --- replay buffer ------------------------------------------------------------------------------
 
 
+def _set_arrays(obj, state: dict, names, what: str) -> None:
+    """Copy the saved arrays ``names`` into ``obj``'s own, checking shapes."""
+    for k in names:
+        v = np.asarray(state[k])
+        if v.shape != getattr(obj, k).shape:
+            raise ValueError(f"saved {what}: {k} has shape {v.shape}, expected {getattr(obj, k).shape} "
+                             f"(the config changed since the checkpoint?)")
+        getattr(obj, k)[...] = v
+
+
 class ReplayBuffer:
     """A ring buffer of transitions in numpy; uniform or proportional prioritised sampling.
 
@@ -337,6 +343,32 @@ class ReplayBuffer:
 
     def __len__(self) -> int:
         return self.size
+
+    _ARRAYS = ("obs", "mask", "next_obs", "next_mask", "action", "reward", "done", "steps")
+
+    def get_state(self) -> dict:
+        """The stored transitions (the filled part, copied), position and priorities."""
+        out = {k: getattr(self, k)[:self.size].copy() for k in self._ARRAYS}
+        out.update(pos=self.pos, size=self.size)
+        if self.prioritized:
+            out.update(tree=self.tree.copy(), max_priority=self.max_priority)
+        return out
+
+    def set_state(self, state: dict) -> None:
+        size, pos = int(state["size"]), int(state["pos"])
+        if not 0 <= size <= self.capacity or not 0 <= pos < max(self.capacity, 1) or ("tree" in state) != self.prioritized:
+            raise ValueError(f"saved replay buffer (size {size}, prioritized {'tree' in state}) does not fit this one "
+                             f"(capacity {self.capacity}, prioritized {self.prioritized}): dqn.buffer_size and "
+                             f"dqn.prioritized must not change on resume")
+        for k in self._ARRAYS:
+            v = np.asarray(state[k])
+            if v.shape != (size,) + getattr(self, k).shape[1:]:
+                raise ValueError(f"saved replay buffer: {k} has shape {v.shape}")
+            getattr(self, k)[:size] = v
+        self.size, self.pos = size, pos
+        if self.prioritized:
+            _set_arrays(self, {"tree": state["tree"]}, ("tree",), "replay buffer")
+            self.max_priority = float(state["max_priority"])
 
     def add(self, tr: Transitions) -> None:
         k = len(tr)
@@ -401,71 +433,121 @@ class ReplayBuffer:
 # --- inference: a trained network as a batched agent --------------------------------------------
 
 
-class DQNPolicy:
-    """A Q-network as a batched policy ``(obs, mask) -> actions``: greedy over the legal actions
-    (with probability ``epsilon`` a uniformly random legal action instead)."""
+# --- rollout: a shard of the games, with n-step transitions -------------------------------------
 
-    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn",
-                 forbid_taken: bool = True):
-        self.net = net.to(device).eval()
-        self.forbid_taken = forbid_taken  # the rules' forbid_discard_of_taken_card, for the features
-        self.epsilon = float(epsilon)
-        self.device = device
-        self.name = name
+
+@dataclass
+class TransitionBatch:
+    """One DQN shard's part of an update: the n-step transitions completed in its games (in the
+    order the shard completed them) and the statistics of its games."""
+
+    transitions: object  # agents.dqn.Transitions
+    episode_returns: list[float]
+    stats: object
+    n_learner: int
+    live: list[int]
+    seconds: float = 0.0
+    state: dict | None = field(default=None, repr=False)
+
+
+class DQNShard(Shard):
+    """A DQN shard: epsilon-greedy actions of the Q-network (numpy generator of its own), and the
+    n-step transitions of :class:`agents.dqn.TransitionAssembler` (the opponents' decisions too
+    with ``dqn.learn_from_opponents``)."""
+
+    algo = "dqn"
+
+    def __init__(self, cfg, *args, **kwargs):
+        self.features_for_all = bool(cfg.dqn.learn_from_opponents)
+        super().__init__(cfg, *args, **kwargs)
+        self.assembler = TransitionAssembler(self.B, self.obs_dim, self.num_actions, cfg.dqn.gamma, cfg.dqn.n_step)
+
+    def make_net(self):
+        return DuelingQNetwork(self.obs_dim, self.num_actions, self.cfg.dqn.hidden)
+
+    def snapshot_policy(self, name: str, weights: dict, seed):
+        net = DuelingQNetwork(self.obs_dim, self.num_actions, self.cfg.dqn.hidden)
+        load_weights(net, weights)
+        return DQNPolicy(net, epsilon=self.cfg.dqn.snapshot_epsilon, seed=seed, name=name, forbid_taken=self.forbid)
+
+    def init_sampler(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
-    @torch.no_grad()
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
-            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
-                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
-        m = torch.as_tensor(mask, device=self.device)
-        q = self.net(torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device), m)
-        return epsilon_greedy(q, np.asarray(mask, bool), self.epsilon, self.rng)
+    def sampler_state(self):
+        return {"rng": self.rng.bit_generator.state, "assembler": self.assembler.get_state()}
 
-    @classmethod
-    def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
-        ckpt = load_checkpoint(path, expect_algo="dqn")
-        if ckpt.get("features") != FEATURES_VERSION:
-            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
-        if rules is not None:
-            from hollywood_env.observation import observation_size
-            from hollywood_env.rules import resolve_rules
+    def set_sampler_state(self, state) -> None:
+        self.rng.bit_generator.state = state["rng"]
+        self.assembler.set_state(state["assembler"])
 
-            d = observation_size(resolve_rules(rules)) + NUM_FEATURES
-            if d != ckpt["obs_dim"]:
-                raise ValueError(f"dqn:{path} was trained on observations of size {ckpt['obs_dim']}, "
-                                 f"these rules give {d} (other number of columns?)")
-        net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
-        net.load_state_dict(ckpt["model"])
-        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
-        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}", forbid_taken=forbid)
+    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False,
+                epsilon: float = 0.0) -> TransitionBatch:
+        """Load ``weights``, add new snapshots, step every game ``num_steps`` times with
+        ``epsilon``-greedy learner actions; returns the transitions completed meanwhile."""
+
+        t0 = time.perf_counter()
+        self._begin(weights, additions)
+        net, dev, assembler = self.net, self.device, self.assembler
+        net.eval()
+        from_opponents = self.cfg.dqn.learn_from_opponents
+
+        def act(rows, x, m):
+            with torch.no_grad():
+                q = net(torch.from_numpy(x).to(dev), torch.from_numpy(m).to(dev))
+            return epsilon_greedy(q, m, epsilon, self.rng)
+
+        parts = []
+        n_learner = 0
+        for _ in range(self.T):
+            s = self.rollout.step(act)
+            parts.append(assembler.decide(s.player, s.x, s.mask, s.actions, s.valid if from_opponents else s.learner))
+            parts.append(assembler.outcome(s.rewards, s.terminated, s.truncated))
+            n_learner += int(s.learner.sum())
+        stats, returns_done = self.rollout.take_stats()
+        parts = [x for x in parts if len(x)]
+        transitions = Transitions.concat(parts) if parts else Transitions.empty(self.obs_dim, self.num_actions)
+        return TransitionBatch(transitions=transitions, episode_returns=returns_done, stats=stats, n_learner=n_learner,
+                               live=list(self.league.policies), seconds=time.perf_counter() - t0,
+                               state=self.get_state() if want_state else None)
 
 
 # --- training ----------------------------------------------------------------------------------
 
 
-def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=None) -> dict:
-    """Train DQN with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics."""
-    from agents.league import SELF, League
-    from experiments.config import to_dict
-    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, promote_if_better, seed_everything
+def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=None, on_update=None) -> dict:
+    """Train DQN with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics.
+
+    The games are collected in shards (:mod:`agents.collectors`, the ``collector:`` section:
+    here or on Ray workers, exactly as for PPO), each returning the n-step transitions completed
+    in its games; the learner adds them to the replay buffer in shard order, runs the gradient
+    steps, gates league snapshots (sent to the shards with the next rollout), evaluates and
+    checkpoints. ``on_update``: an optional ``f(update, collector)`` called after every update
+    (tests, tooling). Checkpoints, resume and stopping on signals work as in
+    :func:`agents.ppo.train`."""
+    from agents.checkpoint import load_checkpoint, save_checkpoint
+    from agents.collectors import make_collector
+    from agents.league import League
+    from agents.policies import DQNPolicy
+    from agents.stopping import RunGuard
+    from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
-    from hollywood_env.selfplay import SelfPlayBatch
+    from hollywood_env.observation import observation_size
 
     dc = cfg.dqn
     rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
     device = torch.device(cfg.device)
-    rules, reward = cfg.env.make_rules(), cfg.env.make_reward()
-    B, T = dc.num_games, dc.num_steps
-    batch = SelfPlayBatch(B, rules, reward, seed=cfg.seed, max_steps=cfg.env.max_steps)
-    obs_dim = batch.observation_size + NUM_FEATURES  # the network reads agents.features too
+    rules = cfg.env.make_rules()
+    obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.features too
     forbid = rules.forbid_discard_of_taken_card
     q_net = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden).to(device)
     target_net = copy.deepcopy(q_net)
+    target_net.eval()
     optimizer = torch.optim.Adam(q_net.parameters(), lr=dc.lr)
-    league = League(cfg.league, rules, rng)
-    num_updates = max(1, cfg.total_steps // (B * T))
+    # the learner's view of the league: the pool and the best snapshot (the shards play the games)
+    league = League(cfg.league, rules, rng, make_bots=False)
+    buffer = ReplayBuffer(dc.buffer_size, obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
+    num_updates = max(1, cfg.total_steps // (dc.num_games * dc.num_steps))
+    explore_steps = dc.exploration_fraction * cfg.total_steps
     start_update, global_step, grad_steps = 1, 0, 0
 
     def snapshot(name: str) -> DQNPolicy:
@@ -473,164 +555,148 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in q_net.state_dict().items()})
         return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
-    def save(path: Path, update: int, snapshots=True) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save({
-            "algo": "dqn", "features": FEATURES_VERSION, "model": q_net.state_dict(), "target_model": target_net.state_dict(),
-            "obs_dim": obs_dim, "num_actions": NUM_ACTIONS, "hidden": list(dc.hidden), "rules": rules.to_dict(),
-            "config": to_dict(cfg), "update": update, "global_step": global_step, "grad_steps": grad_steps,
-            "optimizer": optimizer.state_dict(), "torch_generator": gen.get_state(),
-            "numpy_rng": rng.bit_generator.state,
-            "league": ([(league.names[k], league.policies[k].net.state_dict()) for k in league.snapshot_ids]
-                       if snapshots else []),
-            "best_name": league.best_name,
-        }, path)
+    def snapshot_policy(weights: dict, name: str) -> DQNPolicy:
+        frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
+        frozen.load_state_dict(weights)
+        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=0, name=name, forbid_taken=forbid)
 
+    def checkpoint(update: int, train_state: bool = True) -> dict:
+        """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
+        to continue exactly (target network, optimiser, RNGs, league, the shards' games and open
+        transitions, the replay buffer)."""
+        ckpt = {"algo": "dqn", "features": FEATURES_VERSION, "model": q_net.state_dict(), "obs_dim": obs_dim,
+                "num_actions": NUM_ACTIONS, "hidden": list(dc.hidden), "rules": rules.to_dict(),
+                "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
+        if train_state:
+            ckpt["train_state"] = {
+                "target_model": target_net.state_dict(), "optimizer": optimizer.state_dict(),
+                "grad_steps": grad_steps, "torch_generator": gen.get_state(), "numpy_rng": rng.bit_generator.state,
+                "league": league.get_state(),
+                "snapshots": {k: (league.names[k], league.policies[k].net.state_dict())
+                              for k in league.policies if k not in league.bot_ids},
+                "additions": list(additions), "collector": collector.get_state(), "buffer": buffer.get_state()}
+        return ckpt
+
+    def save(path: Path, ckpt: dict) -> None:
+        save_checkpoint(ckpt, path)
+
+    saved: dict = {}
     if resume_from is not None:
-        ckpt = load_checkpoint(resume_from, expect_algo="dqn")
-        q_net.load_state_dict(ckpt["model"])
-        target_net.load_state_dict(ckpt["target_model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        gen.set_state(ckpt["torch_generator"])
-        rng.bit_generator.state = ckpt["numpy_rng"]
-        start_update, global_step, grad_steps = ckpt["update"] + 1, ckpt["global_step"], ckpt["grad_steps"]
-        for name, sd in ckpt["league"]:
-            frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
-            frozen.load_state_dict(sd)
-            league.add_snapshot(DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name,
-                                          forbid_taken=forbid), name)
-    target_net.eval()
+        saved = load_checkpoint(resume_from, expect_algo="dqn", need_train_state=True)
+        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(dc.hidden):
+            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} does not match the "
+                             f"config's {obs_dim}x{list(dc.hidden)}")
+        ts = saved["train_state"]
+        q_net.load_state_dict(saved["model"])
+        target_net.load_state_dict(ts["target_model"])
+        optimizer.load_state_dict(ts["optimizer"])
+        snapshots = {int(k): (n, sd) for k, (n, sd) in ts["snapshots"].items()}
+        league.set_state(ts["league"], lambda k, name: snapshot_policy(snapshots[k][1], name))
+        buffer.set_state(ts["buffer"])
+        gen.set_state(ts["torch_generator"])
+        rng.bit_generator.state = ts["numpy_rng"]
+        start_update, global_step, grad_steps = saved["update"] + 1, saved["global_step"], ts["grad_steps"]
+        logger.resume_at(saved["update"], saved["global_step"])
 
-    buffer = ReplayBuffer(dc.buffer_size, obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
-    assembler = TransitionAssembler(B, obs_dim, NUM_ACTIONS, dc.gamma, dc.n_step)
-    explore_steps = dc.exploration_fraction * cfg.total_steps
-
-    obs, mask, player = batch.reset(seed=cfg.seed + 7919 * (start_update - 1))
-    assign = league.sample(B)
-    waiting = np.zeros(B, dtype=bool)
-    ep_return = np.zeros(B)
-    stats = HollywoodStats()
-    returns_done: list[float] = []
+    latest = run_dir / "checkpoints" / "latest.pt"
+    # snapshots promoted since the last rollout (sent to the shards with the next one)
+    additions: list[tuple[str, dict]] = list(saved["train_state"]["additions"]) if saved else []
     metrics: dict = {}
-    rows_all = np.arange(B)
+    weights_of = lambda ids: {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}  # noqa: E731
+    pool = list(weights_of(league.snapshot_ids).values())
+    collector = make_collector(DQNShard, cfg, q_net, start_update, pool, snapshot_weights=weights_of)
+    try:
+        if saved:
+            collector.set_state(saved["train_state"]["collector"], weights_of(
+                [k for k in league.policies if k not in league.bot_ids]))
+        else:  # update 0: a run killed before its first checkpoint can still resume
+            save(latest, checkpoint(0))
+        with RunGuard(latest, cfg.log.checkpoint_every, num_updates, start_update - 1, checkpoint, save,
+                      run_dir) as guard:
+            for update in range(start_update, num_updates + 1):
+                t_start = time.perf_counter()
+                if dc.anneal_lr:
+                    optimizer.param_groups[0]["lr"] = dc.lr * (1.0 - (update - 1.0) / num_updates)
+                epsilon = linear_schedule(dc.eps_start, dc.eps_end, explore_steps, global_step)
 
-    for update in range(start_update, num_updates + 1):
-        t_start = time.perf_counter()
-        if dc.anneal_lr:
-            optimizer.param_groups[0]["lr"] = dc.lr * (1.0 - (update - 1.0) / num_updates)
-        epsilon = linear_schedule(dc.eps_start, dc.eps_end, explore_steps, global_step)
-        n_learner = 0
-        q_net.eval()
-        for t in range(T):
-            learner = ~waiting & ((assign.opponent == SELF) | (player == assign.learner_seat))
-            opp_rows = np.flatnonzero(~waiting & ~learner)
-            lr_rows = np.flatnonzero(learner)
-            actions = np.zeros(B, dtype=np.int64)
-            x = augment(obs, mask, forbid)  # observation + derived features, what the network reads
-            if lr_rows.size:
-                with torch.no_grad():
-                    q = q_net(torch.from_numpy(x[lr_rows]).to(device), torch.from_numpy(mask[lr_rows]).to(device))
-                actions[lr_rows] = epsilon_greedy(q, mask[lr_rows], epsilon, rng)
-            if opp_rows.size:
-                actions[opp_rows] = league.act(assign.opponent[opp_rows], obs[opp_rows], mask[opp_rows])
-            buffer.add(assembler.decide(player, x, mask, actions, ~waiting if dc.learn_from_opponents else learner))
-            n_learner += lr_rows.size
+                # --- rollout: the shards of the collector -----------------------------------------
+                batches = collector.collect(q_net, additions, epsilon=epsilon)
+                additions = []
+                for b in batches:
+                    buffer.add(b.transitions)
+                n_learner, stats, returns_done = gather_batches(batches)
+                global_step += n_learner
+                t_collect = time.perf_counter() - t_start
 
-            obs, mask, player, rewards, term, trunc, info = batch.step(actions)
-            buffer.add(assembler.outcome(rewards, term, trunc))
+                # --- gradient steps ---------------------------------------------------------------------
+                td_losses, q_values = [], []
+                if len(buffer) >= max(dc.learning_starts, dc.batch_size):
+                    q_net.train()
+                    beta = linear_schedule(dc.per_beta_start, 1.0, cfg.total_steps, global_step)
+                    for _ in range(dc.gradient_steps):
+                        idx, b, w = buffer.sample(dc.batch_size, rng, beta)
+                        o, a = torch.from_numpy(b["obs"]).to(device), torch.from_numpy(b["action"]).to(device)
+                        y = td_targets(q_net, target_net, torch.from_numpy(b["reward"]).to(device),
+                                       torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
+                                       torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device),
+                                       dc.gamma, dc.double)
+                        q_sa = q_net(o, torch.from_numpy(b["mask"]).to(device)).gather(-1, a.unsqueeze(-1)).squeeze(-1)
+                        loss_each = F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)
+                        loss = (torch.from_numpy(w).to(device) * loss_each).mean()
+                        optimizer.zero_grad()
+                        loss.backward()
+                        nn.utils.clip_grad_norm_(q_net.parameters(), dc.max_grad_norm)
+                        optimizer.step()
+                        buffer.update_priorities(idx, (q_sa - y).abs().detach().cpu().numpy())
+                        grad_steps += 1
+                        if grad_steps % dc.target_update_every == 0:
+                            with torch.no_grad():
+                                for tp, p in zip(target_net.parameters(), q_net.parameters()):
+                                    tp.lerp_(p, dc.tau)  # tau = 1: a copy
+                        td_losses.append(loss.item())
+                        q_values.append(q_sa.mean().item())
+                elapsed = time.perf_counter() - t_start
 
-            seat_reward = rewards[rows_all, assign.learner_seat]
-            vs_other = assign.opponent != SELF
-            ep_return += np.where(vs_other, seat_reward, 0.0)
-            ended = term | trunc
-            if ended.any():
-                e = np.flatnonzero(ended)
-                match_end = e[batch.state.terminated[e]]
-                won = batch.state.sheet.game_winner[match_end] == assign.learner_seat[match_end][:, None]
-                other = assign.opponent[match_end] != SELF
-                stats.add(info, batch.state.terminated & ended, won.sum(axis=1)[other])
-                finished_other = e[vs_other[e]]
-                returns_done.extend(ep_return[finished_other].tolist())
-                ep_return[e] = 0.0
-                fresh = league.sample(e.size)
-                assign.opponent[e], assign.learner_seat[e] = fresh.opponent, fresh.learner_seat
-            else:
-                stats.add(info, np.zeros(B, dtype=bool))
-            waiting = ended
-        global_step += n_learner
-        t_collect = time.perf_counter() - t_start
+                metrics = {
+                    "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                    "charts/SPS": n_learner / elapsed,
+                    "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
+                    "charts/worker_restarts": collector.restarts,
+                    "charts/epsilon": epsilon,
+                    "charts/buffer_size": len(buffer),
+                    "charts/league_size": len(league.snapshot_ids),
+                }
+                if td_losses:
+                    metrics["losses/td_loss"] = float(np.mean(td_losses))
+                    metrics["losses/q_values"] = float(np.mean(q_values))
+                if returns_done:
+                    metrics["charts/episodic_return"] = float(np.mean(returns_done))
+                metrics.update(stats.scalars())
 
-        # --- gradient steps ---------------------------------------------------------------------
-        td_losses, q_values = [], []
-        if len(buffer) >= max(dc.learning_starts, dc.batch_size):
-            q_net.train()
-            beta = linear_schedule(dc.per_beta_start, 1.0, cfg.total_steps, global_step)
-            for _ in range(dc.gradient_steps):
-                idx, b, w = buffer.sample(dc.batch_size, rng, beta)
-                o, a = torch.from_numpy(b["obs"]).to(device), torch.from_numpy(b["action"]).to(device)
-                y = td_targets(q_net, target_net, torch.from_numpy(b["reward"]).to(device),
-                               torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
-                               torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device),
-                               dc.gamma, dc.double)
-                q_sa = q_net(o, torch.from_numpy(b["mask"]).to(device)).gather(-1, a.unsqueeze(-1)).squeeze(-1)
-                loss_each = F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)
-                loss = (torch.from_numpy(w).to(device) * loss_each).mean()
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(q_net.parameters(), dc.max_grad_norm)
-                optimizer.step()
-                buffer.update_priorities(idx, (q_sa - y).abs().detach().cpu().numpy())
-                grad_steps += 1
-                if grad_steps % dc.target_update_every == 0:
-                    with torch.no_grad():
-                        for tp, p in zip(target_net.parameters(), q_net.parameters()):
-                            tp.lerp_(p, dc.tau)  # tau = 1: a copy
-                td_losses.append(loss.item())
-                q_values.append(q_sa.mean().item())
-        elapsed = time.perf_counter() - t_start
+                # --- league: gated snapshots, sent to the shards with the next rollout ----------------
+                metrics.update(league_after_update(
+                    league, snapshot, update, cfg, rules, batches, additions,
+                    lambda u: save(run_dir / "checkpoints" / "best.pt", checkpoint(u, train_state=False))))
 
-        metrics = {
-            "charts/learning_rate": optimizer.param_groups[0]["lr"],
-            "charts/SPS": n_learner / elapsed,
-            "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
-            "charts/epsilon": epsilon,
-            "charts/buffer_size": len(buffer),
-            "charts/league_size": len(league.snapshot_ids),
-        }
-        if td_losses:
-            metrics["losses/td_loss"] = float(np.mean(td_losses))
-            metrics["losses/q_values"] = float(np.mean(q_values))
-        if returns_done:
-            metrics["charts/episodic_return"] = float(np.mean(returns_done))
-            returns_done.clear()
-        metrics.update(stats.scalars())
-        stats.reset()
-
-        # --- league: gated snapshots ------------------------------------------------------------
-        lc = cfg.league
-        if lc.snapshot_every and update % lc.snapshot_every == 0:
-            name = f"snapshot_{update}"
-            win, promoted = promote_if_better(league, snapshot(name), name, rules, lc, seed=cfg.seed + update)
-            metrics["league/gate_win_rate"] = win
-            if promoted:
-                save(run_dir / "checkpoints" / "best.pt", update, snapshots=False)
-            league.forget_unused(assign.opponent)
-
-        ec = cfg.eval
-        if (ec.every and update % ec.every == 0) or update == num_updates:
-            policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end, seed=cfg.seed,
-                               forbid_taken=forbid)
-            metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
-        logger.log(update, global_step, metrics)
-        if update % cfg.log.checkpoint_every == 0 or update == num_updates:
-            save(run_dir / "checkpoints" / "latest.pt", update)
-        if progress is not None:
-            progress.update(1)
-            post = {"SPS": f"{metrics['charts/SPS']:.0f}", "eps": f"{epsilon:.2f}"}
-            for k, v in metrics.items():
-                if k.startswith("eval/win_rate_vs_"):
-                    post[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
-            progress.set_postfix(post)
+                ec = cfg.eval
+                if (ec.every and update % ec.every == 0) or update == num_updates:
+                    policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end,
+                                       seed=cfg.seed, forbid_taken=forbid)
+                    metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
+                logger.log(update, global_step, metrics)
+                guard.end_update(update)
+                if progress is not None:
+                    progress.update(1)
+                    post = {"SPS": f"{metrics['charts/SPS']:.0f}", "eps": f"{epsilon:.2f}"}
+                    for k, v in metrics.items():
+                        if k.startswith("eval/win_rate_vs_"):
+                            post[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
+                    progress.set_postfix(post)
+                if on_update is not None:
+                    on_update(update, collector)
+                guard.stop_if_requested(update)
+    finally:
+        collector.close()
     if not (run_dir / "checkpoints" / "best.pt").exists():
-        save(run_dir / "checkpoints" / "best.pt", num_updates, snapshots=False)
+        save(run_dir / "checkpoints" / "best.pt", checkpoint(num_updates, train_state=False))
     return metrics

@@ -21,7 +21,7 @@ minibatch, linear learning-rate annealing, global gradient clipping, orthogonal 
 from __future__ import annotations
 
 import copy
-import logging
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +30,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.collectors import Shard, load_weights
+from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
-from agents.features import NUM_FEATURES, augment
 from agents.networks import ActorCritic, MaskedCategorical
+from agents.policies import PPOPolicy
 
 
 @dataclass
@@ -80,63 +82,139 @@ class PPOConfig:
             raise ValueError(f"ppo.hidden: every layer size must be >= 1, got {list(self.hidden)}")
 
 
-# --- inference: a trained policy as a batched agent ---------------------------------------------
+# --- rollout: a shard of the games, with GAE -------------------------------------------------
 
 
-class PPOPolicy:
-    """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
+@dataclass
+class ShardBatch:
+    """One PPO shard's part of an update: flat training samples (the learner transitions that
+    close within the rollout) and the statistics of its games."""
 
-    The network reads the observation with the derived features of :mod:`agents.features`
-    appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``).
-    """
-
-    def __init__(self, net: ActorCritic, greedy: bool = True, seed=None, device: str = "cpu", name: str = "ppo",
-                 forbid_taken: bool = True):
-        self.net = net.to(device).eval()
-        self.forbid_taken = forbid_taken
-        self.greedy = greedy
-        self.device = device
-        self.name = name
-        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
-
-    @torch.no_grad()
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
-            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
-                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
-        o = torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device)
-        m = torch.as_tensor(mask, device=self.device)
-        logits, _ = self.net(o)
-        dist = MaskedCategorical(logits, m)
-        a = dist.mode() if self.greedy else dist.sample(self.generator)
-        return a.cpu().numpy()
-
-    @classmethod
-    def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
-        ckpt = load_checkpoint(path, expect_algo="ppo")
-        if ckpt.get("features") != FEATURES_VERSION:
-            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
-        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
-        net.load_state_dict(ckpt["model"])
-        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
-        return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}", forbid_taken=forbid)
+    obs: np.ndarray  # (n, obs_dim) float32, features included
+    mask: np.ndarray  # (n, NUM_ACTIONS) bool
+    action: np.ndarray  # (n,) int64
+    logp: np.ndarray  # (n,) float32
+    advantage: np.ndarray  # (n,) float32
+    ret: np.ndarray  # (n,) float32: advantage + value
+    value: np.ndarray  # (n,) float32
+    episode_returns: list[float]  # finished episodes against other opponents (not self-play)
+    stats: object  # agents.trainutil.HollywoodStats
+    n_learner: int  # learner decisions (trained on or not)
+    live: list[int]  # league member ids the shard still holds
+    seconds: float = 0.0
+    state: dict | None = field(default=None, repr=False)  # Shard.get_state() when asked for
 
 
-def load_checkpoint(path, expect_algo: str | None = None) -> dict:
-    p = Path(path)
-    if p.is_dir():  # a run folder: its best checkpoint, else its latest
-        for name in ("best.pt", "latest.pt"):
-            if (p / "checkpoints" / name).is_file():
-                p = p / "checkpoints" / name
-                break
-    if not p.is_file():
-        raise FileNotFoundError(f"checkpoint not found: {path} (give a .pt file or a run folder with checkpoints/)")
-    ckpt = torch.load(p, map_location="cpu", weights_only=False)
-    if not isinstance(ckpt, dict) or "algo" not in ckpt:
-        raise ValueError(f"{p} is not a checkpoint written by `hollywood train`")
-    if expect_algo and ckpt["algo"] != expect_algo:
-        raise ValueError(f"{p} is a {ckpt['algo']} checkpoint, not {expect_algo}")
-    return ckpt
+class PPOShard(Shard):
+    """A PPO shard: samples the learner's actions from the policy with its own torch generator,
+    keeps each (game, player) stream's open transition and runs GAE (see :mod:`agents.ppo`)."""
+
+    algo = "ppo"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        T, B = self.T, self.B
+        self.obs_buf = np.zeros((T, B, self.obs_dim), dtype=np.float32)
+        self.mask_buf = np.zeros((T, B, self.num_actions), dtype=bool)
+        self.act_buf = np.zeros((T, B), dtype=np.int64)
+        self.logp_buf = np.zeros((T, B), dtype=np.float32)
+        self.val_buf = np.zeros((T, B), dtype=np.float32)
+        self.rew_buf = np.zeros((T, B), dtype=np.float32)
+        self.done_buf = np.zeros((T, B), dtype=bool)
+        self.learner_buf = np.zeros((T, B), dtype=bool)
+        self.player_buf = np.zeros((T, B), dtype=np.int64)
+
+    def make_net(self):
+        return ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden)
+
+    def snapshot_policy(self, name: str, weights: dict, seed):
+        net = ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden)
+        load_weights(net, weights)
+        return PPOPolicy(net, greedy=False, seed=seed, name=name, forbid_taken=self.forbid)
+
+    def init_sampler(self, seed: int) -> None:
+        self.gen = torch.Generator().manual_seed(seed)
+
+    def sampler_state(self):
+        return self.gen.get_state()
+
+    def set_sampler_state(self, state) -> None:
+        self.gen.set_state(state)
+
+    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False) -> ShardBatch:
+        """Load ``weights`` (None: the network is the learner's own), add the snapshots promoted
+        since the last update, step every game ``num_steps`` times and run GAE."""
+        t0 = time.perf_counter()
+        self._begin(weights, additions)
+        pc, T, B, net, dev = self.cfg.ppo, self.T, self.B, self.net, self.device
+        obs_buf, mask_buf, act_buf, logp_buf = self.obs_buf, self.mask_buf, self.act_buf, self.logp_buf
+        val_buf, rew_buf, done_buf = self.val_buf, self.rew_buf, self.done_buf
+        learner_buf, player_buf = self.learner_buf, self.player_buf
+        last_t = np.full((B, 2), -1, dtype=np.int64)  # each player's open transition per game
+        n_learner = 0
+        for t in range(T):
+            def act(rows, x, m):
+                obs_buf[t, rows] = x
+                mask_buf[t, rows] = m
+                with torch.no_grad():
+                    logits, value = net(torch.from_numpy(x).to(dev))
+                    dist = MaskedCategorical(logits, torch.from_numpy(m).to(dev))
+                    a = dist.sample(self.gen).cpu()
+                    logp_buf[t, rows] = dist.log_prob(a.to(dev)).cpu().numpy()
+                    val_buf[t, rows] = value.cpu().numpy()
+                act_buf[t, rows] = a.numpy()
+                return a.numpy()
+
+            rew_buf[t] = 0.0
+            done_buf[t] = False
+            s = self.rollout.step(act)
+            lr_rows = np.flatnonzero(s.learner)
+            learner_buf[t] = s.learner
+            player_buf[t] = s.player
+            last_t[lr_rows, s.player[lr_rows]] = t
+            n_learner += lr_rows.size
+            # rewards go to each player's open transition; episode ends close them
+            for p in (0, 1):
+                open_rows = np.flatnonzero(last_t[:, p] >= 0)
+                rew_buf[last_t[open_rows, p], open_rows] += s.rewards[open_rows, p]
+            e = np.flatnonzero(s.terminated | s.truncated)
+            if e.size:
+                for p in (0, 1):
+                    closed = e[last_t[e, p] >= 0]
+                    done_buf[last_t[closed, p], closed] = True
+                last_t[e] = -1
+        stats, returns_done = self.rollout.take_stats()
+
+        # --- GAE over each (game, player) stream, backwards ---------------------------------------
+        open_tail = np.zeros((T, B), dtype=bool)
+        for p in (0, 1):
+            rows = np.flatnonzero(last_t[:, p] >= 0)
+            open_tail[last_t[rows, p], rows] = True
+        adv_buf = np.zeros((T, B), dtype=np.float32)
+        next_val = np.zeros((B, 2), dtype=np.float32)
+        next_adv = np.zeros((B, 2), dtype=np.float32)
+        for t in range(T - 1, -1, -1):
+            rows = np.flatnonzero(learner_buf[t])
+            if rows.size == 0:
+                continue
+            p = player_buf[t, rows]
+            v = val_buf[t, rows]
+            nonterminal = ~done_buf[t, rows]
+            delta = rew_buf[t, rows] + pc.gamma * next_val[rows, p] * nonterminal - v
+            adv = delta + pc.gamma * pc.gae_lambda * nonterminal * next_adv[rows, p]
+            adv = np.where(open_tail[t, rows], 0.0, adv)
+            adv_buf[t, rows] = adv
+            next_val[rows, p] = v
+            next_adv[rows, p] = adv
+        sel = (learner_buf & ~open_tail).reshape(-1)
+        advantage = adv_buf.reshape(-1)[sel]
+        value = val_buf.reshape(-1)[sel]
+        return ShardBatch(
+            obs=obs_buf.reshape(-1, self.obs_dim)[sel], mask=mask_buf.reshape(-1, self.num_actions)[sel],
+            action=act_buf.reshape(-1)[sel], logp=logp_buf.reshape(-1)[sel], advantage=advantage,
+            ret=advantage + value, value=value, episode_returns=returns_done, stats=stats, n_learner=int(n_learner),
+            live=list(self.league.policies), seconds=time.perf_counter() - t0,
+            state=self.get_state() if want_state else None)
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -147,13 +225,19 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
 
     The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.collectors`); the
     update, the gating of league snapshots, evaluation and checkpoints run here. ``on_update``:
-    an optional ``f(update, collector)`` called after every update (tests, tooling). An interrupt
-    (Ctrl-C) writes ``latest.pt`` of the last finished update before it propagates.
+    an optional ``f(update, collector)`` called after every update (tests, tooling).
+
+    ``latest.pt`` is written (atomically) at update 0, every ``log.checkpoint_every`` updates and
+    at the end; with ``resume_from`` the run continues from one exactly as if it had never
+    stopped. A first SIGINT/SIGTERM finishes the current update, writes ``latest.pt`` and raises
+    :class:`agents.stopping.TrainingStopped`; a second stops at once (:mod:`agents.stopping`).
     """
+    from agents.checkpoint import load_checkpoint as load_checkpoint_full
+    from agents.checkpoint import save_checkpoint
     from agents.collectors import make_collector
     from agents.league import League
-    from experiments.config import to_dict
-    from experiments.trainutil import HollywoodStats, evaluate_vs_bots, promote_if_better, seed_everything
+    from agents.stopping import RunGuard
+    from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
 
@@ -175,163 +259,160 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
         return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
-    def checkpoint(update: int, snapshots=True) -> dict:
-        """The run's state after ``update`` (tensors copied: the run goes on mutating its own)."""
-        return {
-            "algo": "ppo", "features": FEATURES_VERSION, "model": copy.deepcopy(net.state_dict()), "obs_dim": obs_dim,
-            "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "rules": rules.to_dict(), "config": to_dict(cfg),
-            "update": update, "global_step": global_step, "optimizer": copy.deepcopy(optimizer.state_dict()),
-            "torch_generator": gen.get_state(), "numpy_rng": copy.deepcopy(rng.bit_generator.state),
-            "league": ([(league.names[k], league.policies[k].net.state_dict()) for k in league.snapshot_ids]
-                       if snapshots else []),
-            "best_name": league.best_name,
-        }
+    def snapshot_policy(weights: dict, name: str) -> "PPOPolicy":
+        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
+        frozen.load_state_dict(weights)
+        return PPOPolicy(frozen, greedy=False, seed=0, name=name, forbid_taken=forbid)
+
+    def checkpoint(update: int, train_state: bool = True) -> dict:
+        """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
+        to continue exactly: optimiser, RNGs, the learner's league with the weights of every
+        snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
+        ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
+                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "rules": rules.to_dict(),
+                "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
+        if train_state:
+            ckpt["train_state"] = {
+                "optimizer": optimizer.state_dict(), "torch_generator": gen.get_state(),
+                "numpy_rng": rng.bit_generator.state, "league": league.get_state(),
+                "snapshots": {k: (league.names[k], league.policies[k].net.state_dict())
+                              for k in league.policies if k not in league.bot_ids},
+                "additions": list(additions), "collector": collector.get_state()}
+        return ckpt
 
     def save(path: Path, ckpt: dict) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(ckpt, path)
+        save_checkpoint(ckpt, path)
 
+    saved: dict = {}
     if resume_from is not None:
-        ckpt = load_checkpoint(resume_from, expect_algo="ppo")
-        net.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        gen.set_state(ckpt["torch_generator"])
-        rng.bit_generator.state = ckpt["numpy_rng"]
-        start_update, global_step = ckpt["update"] + 1, ckpt["global_step"]
-        for name, sd in ckpt["league"]:
-            frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
-            frozen.load_state_dict(sd)
-            league.add_snapshot(PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name,
-                                          forbid_taken=forbid), name)
+        saved = load_checkpoint_full(resume_from, expect_algo="ppo", need_train_state=True)
+        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden):
+            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} does not match the "
+                             f"config's {obs_dim}x{list(pc.hidden)}")
+        net.load_state_dict(saved["model"])
+        ts = saved["train_state"]
+        optimizer.load_state_dict(ts["optimizer"])
+        snapshots = {int(k): (n, sd) for k, (n, sd) in ts["snapshots"].items()}
+        league.set_state(ts["league"], lambda k, name: snapshot_policy(snapshots[k][1], name))
+        gen.set_state(ts["torch_generator"])
+        rng.bit_generator.state = ts["numpy_rng"]
+        start_update, global_step = saved["update"] + 1, saved["global_step"]
+        logger.resume_at(saved["update"], saved["global_step"])
 
     latest = run_dir / "checkpoints" / "latest.pt"
-    last_good = checkpoint(start_update - 1)  # what an interrupt leaves in latest.pt
-    additions: list[tuple[str, dict]] = []  # snapshots promoted since the last rollout
+    # snapshots promoted since the last rollout (sent to the shards with the next one)
+    additions: list[tuple[str, dict]] = list(saved["train_state"]["additions"]) if saved else []
     metrics: dict = {}
     latest_eval: dict = {}  # shown in the progress bar until the next evaluation
-    collector = None
+    weights_of = lambda ids: {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}  # noqa: E731
+    pool = list(weights_of(league.snapshot_ids).values())
+    collector = make_collector(PPOShard, cfg, net, start_update, pool, snapshot_weights=weights_of)
     try:
-        weights_of = lambda ids: {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}  # noqa: E731
-        pool = list(weights_of(league.snapshot_ids).values())
-        collector = make_collector(cfg, net, start_update, pool, snapshot_weights=weights_of)
-        for update in range(start_update, num_updates + 1):
-            t_start = time.perf_counter()
-            if pc.anneal_lr:
-                optimizer.param_groups[0]["lr"] = pc.lr * (1.0 - (update - 1.0) / num_updates)
+        if saved:
+            collector.set_state(saved["train_state"]["collector"], weights_of(
+                [k for k in league.policies if k not in league.bot_ids]))
+        else:  # update 0: a run killed before its first checkpoint can still resume
+            save(latest, checkpoint(0))
+        with RunGuard(latest, cfg.log.checkpoint_every, num_updates, start_update - 1, checkpoint, save,
+                      run_dir) as guard:
+            for update in range(start_update, num_updates + 1):
+                t_start = time.perf_counter()
+                if pc.anneal_lr:
+                    optimizer.param_groups[0]["lr"] = pc.lr * (1.0 - (update - 1.0) / num_updates)
 
-            # --- rollout: the shards of the collector ---------------------------------------------
-            batches = collector.collect(net, additions)
-            additions = []
-            b_obs = torch.from_numpy(np.concatenate([b.obs for b in batches]))
-            b_mask = torch.from_numpy(np.concatenate([b.mask for b in batches]))
-            b_act = torch.from_numpy(np.concatenate([b.action for b in batches]))
-            b_logp = torch.from_numpy(np.concatenate([b.logp for b in batches]))
-            b_adv = torch.from_numpy(np.concatenate([b.advantage for b in batches]))
-            b_ret = torch.from_numpy(np.concatenate([b.ret for b in batches]))
-            b_val = torch.from_numpy(np.concatenate([b.value for b in batches]))
-            n_learner = sum(b.n_learner for b in batches)
-            stats = HollywoodStats()
-            for b in batches:
-                stats.merge(b.stats)
-            returns_done = [r for b in batches for r in b.episode_returns]
-            n = b_obs.shape[0]
-            global_step += n_learner
-            t_collect = time.perf_counter() - t_start
+                # --- rollout: the shards of the collector ---------------------------------------------
+                batches = collector.collect(net, additions)
+                additions = []
+                b_obs = torch.from_numpy(np.concatenate([b.obs for b in batches]))
+                b_mask = torch.from_numpy(np.concatenate([b.mask for b in batches]))
+                b_act = torch.from_numpy(np.concatenate([b.action for b in batches]))
+                b_logp = torch.from_numpy(np.concatenate([b.logp for b in batches]))
+                b_adv = torch.from_numpy(np.concatenate([b.advantage for b in batches]))
+                b_ret = torch.from_numpy(np.concatenate([b.ret for b in batches]))
+                b_val = torch.from_numpy(np.concatenate([b.value for b in batches]))
+                n_learner, stats, returns_done = gather_batches(batches)
+                n = b_obs.shape[0]
+                global_step += n_learner
+                t_collect = time.perf_counter() - t_start
 
-            # --- PPO update -------------------------------------------------------------------------
-            mb_size = max(1, n // pc.num_minibatches)
-            clipfracs, approx_kl = [], torch.tensor(0.0)
-            pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
-            for epoch in range(pc.update_epochs):
-                perm = torch.randperm(n, generator=gen)
-                for start in range(0, n, mb_size):
-                    mb = perm[start:start + mb_size]
-                    logits, newv = net(b_obs[mb].to(device))
-                    dist = MaskedCategorical(logits, b_mask[mb].to(device))
-                    newlogp = dist.log_prob(b_act[mb].to(device))
-                    entropy = dist.entropy()
-                    logratio = newlogp - b_logp[mb].to(device)
-                    ratio = logratio.exp()
-                    with torch.no_grad():
-                        approx_kl = ((ratio - 1) - logratio).mean()
-                        clipfracs.append(((ratio - 1.0).abs() > pc.clip_coef).float().mean().item())
-                    mb_adv = b_adv[mb].to(device)
-                    if pc.norm_adv and mb_adv.numel() > 1:
-                        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                    pg_loss = torch.max(-mb_adv * ratio,
-                                        -mb_adv * torch.clamp(ratio, 1 - pc.clip_coef, 1 + pc.clip_coef)).mean()
-                    ret, oldv = b_ret[mb].to(device), b_val[mb].to(device)
-                    if pc.clip_vloss:
-                        v_clipped = oldv + torch.clamp(newv - oldv, -pc.clip_coef, pc.clip_coef)
-                        v_loss = 0.5 * torch.max((newv - ret) ** 2, (v_clipped - ret) ** 2).mean()
-                    else:
-                        v_loss = 0.5 * ((newv - ret) ** 2).mean()
-                    entropy_loss = entropy.mean()
-                    loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
-                    optimizer.zero_grad()
-                    loss.backward()
-                    nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)
-                    optimizer.step()
-                if pc.target_kl is not None and approx_kl > pc.target_kl:
-                    break
-            y_pred, y_true = b_val.numpy(), b_ret.numpy()
-            var_y = np.var(y_true)
-            explained_var = float("nan") if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
-            elapsed = time.perf_counter() - t_start
+                # --- PPO update -------------------------------------------------------------------------
+                mb_size = max(1, n // pc.num_minibatches)
+                clipfracs, approx_kl = [], torch.tensor(0.0)
+                pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
+                for epoch in range(pc.update_epochs):
+                    perm = torch.randperm(n, generator=gen)
+                    for start in range(0, n, mb_size):
+                        mb = perm[start:start + mb_size]
+                        logits, newv = net(b_obs[mb].to(device))
+                        dist = MaskedCategorical(logits, b_mask[mb].to(device))
+                        newlogp = dist.log_prob(b_act[mb].to(device))
+                        entropy = dist.entropy()
+                        logratio = newlogp - b_logp[mb].to(device)
+                        ratio = logratio.exp()
+                        with torch.no_grad():
+                            approx_kl = ((ratio - 1) - logratio).mean()
+                            clipfracs.append(((ratio - 1.0).abs() > pc.clip_coef).float().mean().item())
+                        mb_adv = b_adv[mb].to(device)
+                        if pc.norm_adv and mb_adv.numel() > 1:
+                            mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                        pg_loss = torch.max(-mb_adv * ratio,
+                                            -mb_adv * torch.clamp(ratio, 1 - pc.clip_coef, 1 + pc.clip_coef)).mean()
+                        ret, oldv = b_ret[mb].to(device), b_val[mb].to(device)
+                        if pc.clip_vloss:
+                            v_clipped = oldv + torch.clamp(newv - oldv, -pc.clip_coef, pc.clip_coef)
+                            v_loss = 0.5 * torch.max((newv - ret) ** 2, (v_clipped - ret) ** 2).mean()
+                        else:
+                            v_loss = 0.5 * ((newv - ret) ** 2).mean()
+                        entropy_loss = entropy.mean()
+                        loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
+                        optimizer.zero_grad()
+                        loss.backward()
+                        nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)
+                        optimizer.step()
+                    if pc.target_kl is not None and approx_kl > pc.target_kl:
+                        break
+                y_pred, y_true = b_val.numpy(), b_ret.numpy()
+                var_y = np.var(y_true)
+                explained_var = float("nan") if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+                elapsed = time.perf_counter() - t_start
 
-            metrics = {
-                "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                "charts/SPS": n_learner / elapsed,
-                "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
-                "charts/worker_restarts": collector.restarts,
-                "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
-                "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
-                "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
-                "losses/explained_variance": explained_var,
-                "charts/league_size": len(league.snapshot_ids),
-            }
-            if returns_done:
-                metrics["charts/episodic_return"] = float(np.mean(returns_done))
-            metrics.update(stats.scalars())
+                metrics = {
+                    "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                    "charts/SPS": n_learner / elapsed,
+                    "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
+                    "charts/worker_restarts": collector.restarts,
+                    "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
+                    "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
+                    "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+                    "losses/explained_variance": explained_var,
+                    "charts/league_size": len(league.snapshot_ids),
+                }
+                if returns_done:
+                    metrics["charts/episodic_return"] = float(np.mean(returns_done))
+                metrics.update(stats.scalars())
 
-            # --- league: gated snapshots, sent to the shards with the next rollout ------------------
-            lc = cfg.league
-            if lc.snapshot_every and update % lc.snapshot_every == 0:
-                name = f"snapshot_{update}"
-                cand = snapshot(name)
-                win, promoted = promote_if_better(league, cand, name, rules, lc, seed=cfg.seed + update)
-                metrics["league/gate_win_rate"] = win
-                if promoted:
-                    additions.append((name, cand.net.state_dict()))
-                    save(run_dir / "checkpoints" / "best.pt", checkpoint(update, snapshots=False))
-            league.forget_unused(np.array(sorted({k for b in batches for k in b.live}), dtype=np.int64))
+                # --- league: gated snapshots, sent to the shards with the next rollout ----------------
+                metrics.update(league_after_update(
+                    league, snapshot, update, cfg, rules, batches, additions,
+                    lambda u: save(run_dir / "checkpoints" / "best.pt", checkpoint(u, train_state=False))))
 
-            ec = cfg.eval
-            if (ec.every and update % ec.every == 0) or update == num_updates:
-                policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid)
-                metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
-            logger.log(update, global_step, metrics)
-            last_good = checkpoint(update)
-            if update % cfg.log.checkpoint_every == 0 or update == num_updates:
-                save(latest, last_good)
-            if progress is not None:
-                progress.update(1)
-                for k, v in metrics.items():
-                    if k.startswith("eval/win_rate_vs_"):
-                        latest_eval[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
-                progress.set_postfix({"SPS": f"{metrics['charts/SPS']:.0f}", **latest_eval})
-            if on_update is not None:
-                on_update(update, collector)
-    except BaseException as e:  # Ctrl-C above all: leave a checkpoint to resume from
-        save(latest, last_good)
-        why = "interrupted" if isinstance(e, KeyboardInterrupt) else f"stopped by {type(e).__name__}"
-        logging.getLogger(__name__).warning(
-            "%s: %s holds update %d of %d; continue with `hollywood train --resume %s`",
-            why, latest, last_good["update"], num_updates, run_dir)
-        raise
+                ec = cfg.eval
+                if (ec.every and update % ec.every == 0) or update == num_updates:
+                    policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid)
+                    metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
+                logger.log(update, global_step, metrics)
+                guard.end_update(update)
+                if progress is not None:
+                    progress.update(1)
+                    for k, v in metrics.items():
+                        if k.startswith("eval/win_rate_vs_"):
+                            latest_eval[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
+                    progress.set_postfix({"SPS": f"{metrics['charts/SPS']:.0f}", **latest_eval})
+                if on_update is not None:
+                    on_update(update, collector)
+                guard.stop_if_requested(update)
     finally:
-        if collector is not None:
-            collector.close()
+        collector.close()
     if not (run_dir / "checkpoints" / "best.pt").exists():
-        save(run_dir / "checkpoints" / "best.pt", checkpoint(num_updates, snapshots=False))
+        save(run_dir / "checkpoints" / "best.pt", checkpoint(num_updates, train_state=False))
     return metrics

@@ -6,7 +6,7 @@ spec                          agent
 ``random`` ``simple``         the baseline bots of :mod:`agents.bots`
 ``neller`` ``hollywood``
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
-                              ``agents.ppo.PPOPolicy.from_checkpoint`` / ``agents.dqn.DQNPolicy...``
+                              ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
 ============================  ==================================================================
 
@@ -293,7 +293,7 @@ register("random", _bot_factory(bots.RandomBot), "uniform over the legal actions
 register("simple", _bot_factory(bots.SimpleBot), "OpenSpiel's simple Gin Rummy bot")
 register("neller", _bot_factory(bots.NellerBot), "the EAAI Gin Rummy challenge's simple player")
 register("hollywood", _bot_factory(bots.HollywoodBot), "scoresheet-aware heuristic that tracks the cards")
-register_prefix("ppo", checkpoint_loader("ppo", "agents.ppo:PPOPolicy.from_checkpoint"),
+register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
-register_prefix("dqn", checkpoint_loader("dqn", "agents.dqn:DQNPolicy.from_checkpoint"),
+register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")

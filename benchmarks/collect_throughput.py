@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from agents.collectors import make_collector  # noqa: E402
 from agents.features import NUM_FEATURES  # noqa: E402
 from agents.networks import ActorCritic  # noqa: E402
+from agents.ppo import PPOShard  # noqa: E402
 from experiments.config import apply_overrides  # noqa: E402
 from experiments.schema import TrainConfig  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
@@ -41,7 +42,7 @@ def measure(base: TrainConfig, kind: str, workers: int, updates: int, num_cpus: 
     torch.manual_seed(0)
     net = ActorCritic(observation_size(cfg.env.make_rules()) + NUM_FEATURES, NUM_ACTIONS, cfg.ppo.hidden)
     t0 = time.perf_counter()
-    collector = make_collector(cfg, net)
+    collector = make_collector(PPOShard, cfg, net)
     try:
         first = collector.collect(net)
         warmup = time.perf_counter() - t0

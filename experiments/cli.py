@@ -229,7 +229,7 @@ def _add_tournament(p):
 
 
 def _run_tournament(args) -> int:
-    from .ray_tools import RayUnavailable
+    from agents.ray_support import RayUnavailable
     from .tournament import round_robin, summarize_tournament, write_tournament, format_tournament
 
     if len(args.agents) < 2:

@@ -1,6 +1,6 @@
 """Head-to-head evaluation with duplicate deals, and its statistics.
 
-:func:`evaluate` plays A against B (see :func:`experiments.tournament.play_pairing`) and
+:func:`evaluate` plays A against B (see :func:`agents.matches.play_pairing`) and
 :func:`summarize` turns the raw result into rates and means with 95% intervals:
 
 =======================  ======================================================  ================
@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.matches import DEFAULT_BATCH_PAIRS, DEFAULT_MAX_STEPS, PairingResult, play_pairing
+from hollywood_env.rewards import MODES as REWARD_MODES
+from hollywood_env.rewards import match_return
 from hollywood_env.rules import Rules, resolve_rules
 
 from .stats import Estimate, cluster_bootstrap, t_interval, wilson
-from .tournament import DEFAULT_BATCH_PAIRS, DEFAULT_MAX_STEPS, PairingResult, play_pairing
-
-REWARD_MODES = ("hand", "hollywood", "games", "match")
 
 METRIC_LABELS = {
     "match_win_rate": "match win rate",
@@ -69,15 +69,10 @@ def check_reward(reward: str) -> str:
 
 
 def match_returns(r: PairingResult, reward: str) -> np.ndarray:
-    """A's return in each game (per-game array) under ``reward``."""
+    """A's return in each game (per-game array) under ``reward`` (:func:`hollywood_env.rewards.match_return`)."""
     check_reward(reward)
-    if reward == "hand":
-        return (r.a_points - r.b_points) / 100.0
-    if reward == "hollywood":
-        return (r.a_total - r.b_total) / 100.0
-    if reward == "games":
-        return (r.a_games - r.b_games).astype(np.float64)
-    return np.where(r.match_winner == 0, 1.0, np.where(r.match_winner == 1, -1.0, 0.0))
+    return match_return(reward, np.stack([r.a_points, r.b_points], axis=1), np.stack([r.a_total, r.b_total], axis=1),
+                        np.stack([r.a_games, r.b_games], axis=1), r.match_winner)
 
 
 def match_scores(r: PairingResult) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from agents.matches import agent_generators
 from agents.registry import make_agent
 from experiments.tournament import unique_labels
 from hollywood_env import core
@@ -137,7 +138,7 @@ def record_match(agent_a="simple", agent_b="hollywood", rules="hollywood", seed:
     rules = resolve_rules(rules)
     specs = tuple(a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in (agent_a, agent_b))
     names = tuple(names) if names is not None else tuple(unique_labels(list(specs)))
-    rngs = [np.random.default_rng(s) for s in np.random.SeedSequence([int(seed), 0x5EED]).spawn(2)]
+    rngs = agent_generators(int(seed), 2)
     policies = [make_agent(agent_a, rules, seed=rngs[0]), make_agent(agent_b, rules, seed=rngs[1])]
     state = core.init(1, rules, seed=int(seed), max_steps=max_steps)
     hands: list[HandRecord] = []

@@ -12,6 +12,7 @@ import math
 import time
 from pathlib import Path
 
+from agents.checkpoint import atomic_write_text
 from experiments.config import save_resolved, to_dict
 
 
@@ -38,28 +39,55 @@ def _flatten(d: dict, prefix: str = "") -> dict:
 
 
 class RunLogger:
-    """Writes scalars to TensorBoard and to ``metrics.jsonl`` at once."""
+    """Writes scalars to TensorBoard and to ``metrics.jsonl`` at once.
+
+    A resumed run (``resume=True``) must call :meth:`resume_at` with the update and global step
+    its checkpoint holds before logging: the lines of later updates (logged before the run was
+    stopped) are removed from ``metrics.jsonl``, and TensorBoard is told to drop their events
+    (``purge_step``), so that every update appears exactly once in both.
+    """
 
     def __init__(self, run_dir: Path, cfg, resume: bool = False):
-        from torch.utils.tensorboard import SummaryWriter
-
         self.run_dir = Path(run_dir)
         self.cfg = cfg
+        self.writer = self.jsonl = None
         if not resume:
             save_resolved(cfg, self.run_dir)
-        self.writer = SummaryWriter(str(self.run_dir))
-        self.jsonl = open(self.run_dir / "metrics.jsonl", "a")
-        if not resume:
+            self._open(purge_step=None)
             flat = _flatten(to_dict(cfg))
             table = "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in flat.items())
             self.writer.add_text("hyperparameters", table)
 
+    def _open(self, purge_step: int | None) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(self.run_dir), purge_step=purge_step)
+        self.jsonl = open(self.run_dir / "metrics.jsonl", "a")
+
+    def resume_at(self, update: int, global_step: int) -> None:
+        """Continue after ``update`` (logged at ``global_step``): forget everything logged later."""
+        path = self.run_dir / "metrics.jsonl"
+        kept = []
+        if path.is_file():
+            for line in path.read_text().splitlines():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:  # a line cut off by a kill
+                    continue
+                if isinstance(row, dict) and row.get("update", update + 1) <= update:
+                    kept.append(line)
+        atomic_write_text(path, "".join(x + "\n" for x in kept))
+        self._open(purge_step=global_step + 1)
+
     def log(self, update: int, global_step: int, scalars: dict) -> None:
+        if self.writer is None:
+            raise RuntimeError("a resumed RunLogger needs resume_at(update, global_step) before log()")
         clean = {k: float(v) for k, v in scalars.items() if v is not None and math.isfinite(float(v))}
         for k, v in clean.items():
             self.writer.add_scalar(k, v, global_step)
         self.jsonl.write(json.dumps({"update": update, "global_step": global_step, **clean}, sort_keys=True) + "\n")
         self.jsonl.flush()
+        self.writer.flush()
 
     def hparams(self, final_metrics: dict) -> None:
         flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in _flatten(to_dict(self.cfg)).items()}
@@ -68,9 +96,10 @@ class RunLogger:
             self.writer.add_hparams(flat, metrics, run_name="hparams")
 
     def close(self) -> None:
-        self.writer.flush()
-        self.writer.close()
-        self.jsonl.close()
+        if self.writer is not None:
+            self.writer.flush()
+            self.writer.close()
+            self.jsonl.close()
 
 
 def read_metrics(run_dir: str | Path) -> list[dict]:

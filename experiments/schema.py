@@ -198,10 +198,8 @@ class TrainConfig:
         _check_int("seed", self.seed, 0)
         _check_int("torch_threads", self.torch_threads, 1)
         _check_int("total_steps", self.total_steps, 1)
-        if self.algo == "ppo":
-            self.collector.envs_per_worker(self.ppo.num_games)  # num_games must split evenly
-        elif self.collector.kind != "local" or self.collector.num_workers != 1:
-            raise ValueError(f"collector: only PPO collects in shards; {self.algo} needs kind local and num_workers 1")
+        # num_games must split evenly into the collector's shards (PPO and DQN alike)
+        self.collector.envs_per_worker(getattr(self, self.algo).num_games, self.algo)
 
 
 def check_device(device: str) -> None:

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from experiments.config import ConfigError, apply_overrides, load_config
-from experiments.ray_tools import RayUnavailable
+from agents.ray_support import RayUnavailable
 from experiments.schema import TrainConfig
 
 
@@ -181,7 +181,7 @@ def run_sweep(config: str, seeds: list[int], grid: list[tuple[str, list[str]]], 
               cpus_per_trial: float = 1.0, max_concurrent: int | None = None, ray_address: str | None = None,
               num_cpus: int | None = None, out: str | None = None, verbose: int = 0) -> dict:
     """Run the sweep; returns ``{"rows", "trials", "failed", "paths", "text"}``."""
-    from experiments.ray_tools import init_ray, require_ray
+    from agents.ray_support import init_ray, require_ray
 
     if any(tok == "--seed" or tok.startswith("--seed=") for tok in overrides):
         raise ConfigError("give the seeds with --seeds, not --seed")

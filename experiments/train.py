@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
 from pathlib import Path
 
+from agents.stopping import TrainingStopped
 from experiments.config import ConfigError, load_config
-from experiments.ray_tools import RayUnavailable
+from agents.ray_support import RayUnavailable
 from experiments.runlog import RunLogger, new_run_dir, read_metrics
 from experiments.schema import TrainConfig, validate
 
@@ -23,7 +25,7 @@ from experiments.schema import TrainConfig, validate
 def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None,
                  on_update=None) -> tuple[Path, dict]:
     """Train with ``cfg``; returns the run folder and the final metrics. ``on_update(update,
-    collector)``: called after every PPO update (tests and tooling)."""
+    collector)``: called after every update (tests and tooling; DQN passes None as collector)."""
     from tqdm.auto import tqdm
 
     if run_dir is None:
@@ -41,8 +43,6 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
     bar = tqdm(total=total_updates, desc=f"{cfg.algo} {run_dir.name}", unit="update",
                disable=not cfg.log.progress, dynamic_ncols=True)
     extra = {} if on_update is None else {"on_update": on_update}
-    if extra and cfg.algo != "ppo":
-        raise ConfigError("on_update is a hook of the PPO trainer")
     try:
         metrics = train(cfg, run_dir, logger, resume_from=resume_from, progress=bar, **extra)
         logger.hparams({k: v for k, v in metrics.items() if k.startswith("eval/")})
@@ -118,7 +118,7 @@ def _check_resume_checkpoint(ckpt: Path, algo: str) -> None:
     from agents.checkpoint import load_checkpoint
 
     try:
-        load_checkpoint(ckpt, expect_algo=algo)
+        load_checkpoint(ckpt, expect_algo=algo, need_train_state=True)
     except (ValueError, OSError, EOFError, RuntimeError, pickle.UnpicklingError) as e:
         raise ConfigError(f"--resume: cannot continue from {ckpt}: {type(e).__name__}: {e}") from None
 
@@ -154,13 +154,17 @@ def train_main(argv=None) -> int:
     except (ConfigError, FileNotFoundError, RayUnavailable) as e:
         print(f"hollywood train: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        if run_dir is not None and (run_dir / "checkpoints" / "latest.pt").is_file():
-            print(f"\nhollywood train: interrupted; continue with `hollywood train --resume {run_dir}`",
-                  file=sys.stderr)
+    except KeyboardInterrupt as e:  # agents.stopping: a signal, or a second one that stopped at once
+        signum = getattr(e, "signum", signal.SIGINT)
+        if isinstance(e, TrainingStopped):
+            print(f"\nhollywood train: stopped by {signal.Signals(signum).name} after update {e.update} "
+                  f"(saved in {e.checkpoint}); continue with `hollywood train --resume {run_dir}`", file=sys.stderr)
+        elif run_dir is not None and (run_dir / "checkpoints" / "latest.pt").is_file():
+            print(f"\nhollywood train: interrupted; continue from the last checkpoint with "
+                  f"`hollywood train --resume {run_dir}`", file=sys.stderr)
         else:
-            print("\nhollywood train: interrupted", file=sys.stderr)
-        return 130
+            print("\nhollywood train: interrupted before the first checkpoint", file=sys.stderr)
+        return 128 + int(signum)
     print(f"run folder: {out}")
     print(f"tensorboard --logdir {out.parent}")
     return 0

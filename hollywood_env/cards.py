@@ -145,7 +145,9 @@ def as_card_list(hand) -> list[int]:
     return out
 
 
-_BIT_WEIGHTS = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+#: ``CARD_BITS[c]``: card ``c``'s bit in a 52-bit hand mask (uint64), the one table of them
+CARD_BITS = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
+CARD_BITS.setflags(write=False)
 
 
 def bools_to_masks(hands: np.ndarray) -> np.ndarray:

@@ -137,6 +137,29 @@ def shaped_rewards(state, config: RewardConfig, stepped: np.ndarray | None = Non
     return out
 
 
+def match_return(mode: str, hand_points: np.ndarray, totals: np.ndarray, games_won: np.ndarray,
+                 match_winner: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """Seat 0's return over whole matches under ``mode``: what :func:`shaped_rewards` pays it,
+    summed over each match, from the match's results (arrays over ``n`` matches):
+    ``hand_points (n, 2)`` points of the hands each seat won, ``totals (n, 2)`` the final
+    scoresheet totals (columns plus bonuses), ``games_won (n, 2)``, ``match_winner (n,)`` (0, 1,
+    2 for a drawn match, -1 unfinished). Evaluation reports returns with it
+    (``hollywood evaluate --reward``); tests/test_rewards.py checks it against the summed step
+    rewards of whole matches in every mode, so a new mode is added here and in
+    :func:`shaped_rewards` together."""
+    if mode not in MODES:
+        raise ValueError(f"unknown reward mode {mode!r}; valid modes: {', '.join(MODES)}")
+    if mode == "hand":
+        out = (hand_points[:, 0] - hand_points[:, 1]) / 100.0
+    elif mode == "hollywood":
+        out = (totals[:, 0] - totals[:, 1]) / 100.0
+    elif mode == "games":
+        out = (games_won[:, 0] - games_won[:, 1]).astype(np.float64)
+    else:  # match
+        out = np.where(match_winner == 0, 1.0, np.where(match_winner == 1, -1.0, 0.0))
+    return np.asarray(out, dtype=np.float64) * scale
+
+
 def shaped_rewards_one(state, config: RewardConfig, game: int = 0) -> tuple[float, float]:
     """:func:`shaped_rewards` of one game that stepped at the last core step, as two floats.
 

@@ -18,8 +18,6 @@ from .actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_NAMES, KIND_UNDERC
 from .cards import as_card_list, cards_to_mask, mask_to_cards
 from .rules import Rules, resolve_rules
 
-from .scoresheet import Scoresheet  # noqa: F401  (the readable one-match reference)
-
 
 @dataclass
 class Settlement:

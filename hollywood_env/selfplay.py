@@ -42,6 +42,7 @@ from .actions import NUM_ACTIONS
 from .observation import SheetCache, encode, observation_size
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
 from .rules import Rules, resolve_rules
+from .sampling import random_legal_actions as _sample_legal
 
 __all__ = ["SelfPlayBatch", "RandomOpponent", "random_legal_actions", "step_games", "slot_seeds_for"]
 
@@ -88,37 +89,8 @@ def step_games(state: core.State, actions: np.ndarray, games: np.ndarray | None 
 
 def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` ``(n, A)`` (rows without a legal
-    action get 0). Draws one uniform float per row."""
-    masks = np.asarray(masks, dtype=bool)
-    n, a = masks.shape
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    nwords = (a + 63) // 64
-    packed = np.zeros((n, 8 * nwords), dtype=np.uint8)
-    packed[:, :(a + 7) // 8] = np.packbits(masks, axis=1, bitorder="little")
-    words = packed.view("<u8").astype(np.uint64)  # (n, nwords), bit j of word w = action 64 w + j
-    counts = np.bitwise_count(words).astype(np.int64)
-    total = counts.sum(axis=1)
-    k = (rng.random(n) * total).astype(np.int64)  # the k-th legal action, 0-based
-    word = words[:, 0].copy()
-    base = np.zeros(n, dtype=np.int64)
-    for w in range(1, nwords):  # move to the word that holds the k-th set bit
-        nxt = k >= counts[:, w - 1]
-        k = np.where(nxt, k - counts[:, w - 1], k)
-        word = np.where(nxt, words[:, w], word)
-        base = np.where(nxt, 64 * w, base)
-        counts[:, w] = np.where(nxt, counts[:, w], 0)  # irrelevant once passed
-    pos = np.zeros(n, dtype=np.uint64)
-    kk = k.astype(np.uint64)
-    for half in (32, 16, 8, 4, 2, 1):  # select the kk-th set bit of `word` by bisection
-        low = (word >> pos) & np.uint64((1 << half) - 1)
-        c = np.bitwise_count(low).astype(np.uint64)
-        right = kk >= c
-        pos += right.astype(np.uint64) * np.uint64(half)
-        kk -= np.where(right, c, np.uint64(0))
-    out = base + pos.astype(np.int64)
-    out[total == 0] = 0
-    return out
+    action get 0). Draws one uniform float per row: :func:`hollywood_env.sampling.random_legal_actions`."""
+    return _sample_legal(masks, rng)
 
 
 class RandomOpponent:
@@ -238,6 +210,29 @@ class SelfPlayBatch:
     def observe(self, viewer=None) -> np.ndarray:
         """Observations ``(B, D)`` of every game seen by ``viewer`` (default: the player to move)."""
         return encode(self.state, viewer, sheet_cache=self._sheet_cache)
+
+    def get_state(self) -> dict:
+        """The games in progress as plain data (:mod:`hollywood_env.persist`; arrays copied), for
+        checkpoints that resume exactly. Call after :meth:`reset`."""
+        from .persist import state_to_dict
+
+        if self.state is None:
+            raise RuntimeError("call reset() before get_state()")
+        return {"state": state_to_dict(self.state), "waiting": self._waiting.copy(),
+                "next_hand": self._next_hand.copy()}
+
+    def set_state(self, saved: dict) -> None:
+        """Continue from :meth:`get_state` (of a batch with the same size and rules)."""
+        from .persist import state_from_dict
+
+        state = state_from_dict(saved["state"])
+        if state.batch_size != self.num_games or state.rules != self.rules:
+            raise ValueError(f"saved games: {state.batch_size} games with rules {state.rules.preset_name or 'custom'}; "
+                             f"this batch has {self.num_games} with {self.rules.preset_name or 'custom'}")
+        self.state = state
+        self._sheet_cache = SheetCache()
+        self._waiting = np.array(saved["waiting"], dtype=bool, copy=True)
+        self._next_hand = np.array(saved["next_hand"], dtype=bool, copy=True)
 
     # --- internals ----------------------------------------------------------------------------
     def _begin(self, games: np.ndarray) -> None:

@@ -116,20 +116,17 @@ def observation_space_for(rules: Rules, max_steps: int | None = None) -> spaces.
 
 
 def _resolve_opponent(opponent, seed, rules) -> Any:
+    """The env layer plays callables; naming agents is the agents layer's job (layers: the env
+    never imports a learner or torch because of a string)."""
     if opponent is None or (isinstance(opponent, str) and opponent == "random"):
         return RandomOpponent(seed)
     if isinstance(opponent, str):
-        # any agent of the registry (bots, checkpoints): imported here so the env package does
-        # not need the agents package unless an opponent is named
-        from agents.registry import AgentSpecError, make_agent
-        try:
-            return make_agent(opponent, rules=rules, seed=seed)
-        except AgentSpecError as e:
-            raise ValueError(f"unknown opponent {opponent!r}: pass 'random', an agent name or spec of "
-                             f"agents.registry, or a callable (observations (n, D), masks (n, 108)) -> "
-                             f"actions (n,). {e}") from None
+        raise ValueError(f"opponent {opponent!r}: the env takes 'random' or a callable (observations (n, D), masks "
+                         f"(n, 108)) -> actions (n,); build a named agent with agents.registry.make_agent("
+                         f"{opponent!r}, rules) and pass it (bots, 'ppo:PATH', 'dqn:PATH', 'module:function')")
     if not callable(opponent):
-        raise TypeError(f"opponent must be a callable (observations, masks) -> actions, got {type(opponent).__name__}")
+        raise TypeError(f"opponent must be 'random' or a callable (observations, masks) -> actions, "
+                        f"got {type(opponent).__name__}")
     return opponent
 
 
@@ -147,8 +144,8 @@ class HollywoodGinVectorEnv(VectorEnv):
     """``num_envs`` Hollywood Gin matches against a batched opponent (see the module docstring).
 
     Arguments: ``num_envs``; ``opponent`` (None or ``"random"``: uniformly random legal moves;
-    another agent spec of :func:`agents.registry.make_agent`, e.g. ``"simple"`` or
-    ``"ppo:runs/NAME/checkpoints/latest.pt"``; or a callable ``(observations (n, D) float32 or None, masks (n, 108) bool) -> (n,) actions``;
+    or a callable ``(observations (n, D) float32 or None, masks (n, 108) bool) -> (n,) actions``,
+    e.g. ``agents.registry.make_agent("simple", rules)`` or ``make_agent("ppo:runs/NAME", rules)``;
     a callable with ``uses_observations = False`` is passed ``None`` instead of observations; one
     with a ``seed(s)`` method is reseeded on seeded resets); ``rules`` (Rules, preset name or
     dict); ``reward`` (RewardConfig or mode name); ``seed`` (used by the first reset when it gets

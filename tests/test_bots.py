@@ -15,7 +15,7 @@ from hollywood_env import observation as O
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.cards import cards_to_mask, mask_to_cards, parse_card, parse_cards
 from hollywood_env.rules import PRESETS, Rules
-from experiments.tournament import play_pairing
+from agents.matches import play_pairing
 
 BOTS = {"random": RandomBot, "simple": SimpleBot, "neller": NellerBot, "hollywood": HollywoodBot}
 
@@ -310,7 +310,7 @@ def test_checkpoint_prefixes_reject_files_that_are_not_checkpoints(tmp_path):
     bad = tmp_path / "not_a_checkpoint.pt"
     bad.write_text("hello")
     for kind in ("ppo", "dqn"):
-        with pytest.raises(AgentSpecError, match=f"{kind}:.*cannot load this checkpoint|not available yet"):
+        with pytest.raises(AgentSpecError, match=f"{kind}:.*cannot load this checkpoint.*not a valid checkpoint"):
             make_agent(f"{kind}:{bad}")
 
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.collectors import LocalCollector, Shard, shard_seeds, weights_to_numpy
-from agents.ppo import load_checkpoint
+from agents.collectors import LocalCollector, shard_seeds, weights_to_numpy
+from agents.ppo import PPOShard
+from agents.checkpoint import load_checkpoint
 from experiments.config import ConfigError, apply_overrides, load_config
 from experiments.schema import TrainConfig
 from experiments.runlog import read_metrics
@@ -32,8 +33,9 @@ def test_collector_config_is_checked():
         apply_overrides(TrainConfig(), ["--ppo.num_games", "64", "--collector.num_workers", "3"])
     with pytest.raises(ConfigError, match="collector.kind must be one of local, ray"):
         apply_overrides(TrainConfig(), ["--collector.kind", "dask"])
-    with pytest.raises(ConfigError, match="only PPO collects in shards"):
-        apply_overrides(TrainConfig(), ["--algo", "dqn", "--collector.num_workers", "2"])
+    with pytest.raises(ConfigError, match=r"dqn.num_games \(128\) must be a multiple of collector.num_workers \(3\)"):
+        apply_overrides(TrainConfig(), ["--algo", "dqn", "--collector.num_workers", "3"])
+    assert apply_overrides(TrainConfig(), ["--algo", "dqn", "--collector.num_workers", "2"]).collector.num_workers == 2
     assert apply_overrides(TrainConfig(), ["--collector.ray_address", "auto"]).collector.ray_address == "auto"
 
 
@@ -47,15 +49,16 @@ def test_shard_state_round_trip_gives_the_same_next_batch(tmp_path):
     """What a restarted Ray worker does: a fresh shard given the state of the old one (and the
     weights of its live snapshots) collects exactly the batch the old one would have."""
     cfg = tiny(tmp_path, "--collector.num_workers", "2", "--league.snapshot_weight", "0.5")
-    a = Shard(cfg, 1)
+    a = PPOShard(cfg, 1)
     torch.manual_seed(0)
     weights = weights_to_numpy(type(a.net)(a.obs_dim, a.num_actions, cfg.ppo.hidden).state_dict())
     snap = weights_to_numpy(type(a.net)(a.obs_dim, a.num_actions, cfg.ppo.hidden).state_dict())
     a.collect(weights, [("snapshot_2", snap)])
     state = a.get_state()
-    live = {k: (a.league.names[k], snap) for k in state["league"]["live"] if k not in state["league"]["bot_ids"]}
+    league = state["rollout"]["league"]
+    live = {k: (a.league.names[k], snap) for k in league["live"] if k not in league["bot_ids"]}
     assert live, "the snapshot should be live"
-    b = Shard(cfg, 1)
+    b = PPOShard(cfg, 1)
     b.set_state(state, live)
     x, y = a.collect(weights), b.collect(weights)
     for f in ("obs", "mask", "action", "logp", "advantage", "ret", "value"):
@@ -72,37 +75,50 @@ def test_two_local_shards_run_and_reproduce(tmp_path):
     assert [x["update"] for x in read_metrics(run1)] == [1, 2, 3, 4]
 
 
-def test_interrupt_after_an_update_leaves_a_resumable_checkpoint(tmp_path):
+def test_a_signal_after_an_update_leaves_that_update_resumable(tmp_path):
+    """SIGINT during update 2 (checkpoints every 10): the run finishes update 2, writes latest.pt
+    with it and stops; --resume logs updates 3 and 4 (tests/test_resume.py: exactness)."""
+    import os
+    import signal
+
+    from agents.stopping import TrainingStopped
+
     def stop(update, collector):
         assert isinstance(collector, LocalCollector)
         if update == 2:
-            raise KeyboardInterrupt
+            os.kill(os.getpid(), signal.SIGINT)
 
     cfg = tiny(tmp_path, "--log.checkpoint_every", "10")
     run_dir = tmp_path / "interrupted"
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(TrainingStopped):
         run_training(cfg, run_dir=run_dir, on_update=stop)
     assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 2
     run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
     assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
 
 
-def test_interrupt_during_a_rollout_keeps_the_last_finished_update(tmp_path, monkeypatch):
+def test_a_hard_interrupt_during_a_rollout_resumes_from_the_last_checkpoint(tmp_path, monkeypatch):
+    """A KeyboardInterrupt raised inside update 2's rollout (as a second Ctrl-C): latest.pt still
+    holds the last checkpoint (update 0 here), and --resume redoes update 1 without logging it twice."""
     calls = {"n": 0}
     collect = LocalCollector.collect
 
-    def flaky(self, net, additions=()):
+    def flaky(self, net, additions=(), **kwargs):
         calls["n"] += 1
         if calls["n"] == 2:
             raise KeyboardInterrupt
-        return collect(self, net, additions)
+        return collect(self, net, additions, **kwargs)
 
     monkeypatch.setattr(LocalCollector, "collect", flaky)
     run_dir = tmp_path / "interrupted"
+    cfg = tiny(tmp_path)
     with pytest.raises(KeyboardInterrupt):
-        run_training(tiny(tmp_path), run_dir=run_dir)
-    ckpt = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
-    assert ckpt["update"] == 1 and ckpt["global_step"] == read_metrics(run_dir)[-1]["global_step"]
+        run_training(cfg, run_dir=run_dir)
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 0
+    assert [x["update"] for x in read_metrics(run_dir)] == [1]
+    monkeypatch.setattr(LocalCollector, "collect", collect)
+    run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
+    assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
 
 
 def test_train_main_reports_an_interrupt(tmp_path, monkeypatch, capsys):

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from agents.features import NUM_FEATURES
-from agents.dqn import (DQNConfig, DQNPolicy, ReplayBuffer, TransitionAssembler, Transitions, epsilon_greedy,
-                        greedy_actions, linear_schedule, td_targets)
+from agents.dqn import DQNConfig, ReplayBuffer, TransitionAssembler, Transitions, linear_schedule, td_targets
+from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from agents.networks import DuelingQNetwork
-from agents.ppo import load_checkpoint
+from agents.checkpoint import load_checkpoint
 from experiments.config import load_config
 from experiments.schema import TrainConfig
 from experiments.runlog import read_metrics
@@ -260,7 +260,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
         a = policy(encode(state), state.legal_action_mask)
         core.step(state, np.where(state.done, 0, a))  # raises on an illegal action
     # as a tournament agent (the registry calls from_checkpoint(path, rules=..., seed=Generator))
-    from experiments.tournament import play_pairing
+    from agents.matches import play_pairing
 
     agent = DQNPolicy.from_checkpoint(str(run1), rules="hollywood", seed=np.random.default_rng(3))
     r = play_pairing(agent, "random", "hollywood", n_pairs=2, seed=0, max_steps=200)
@@ -284,7 +284,7 @@ def test_resume_continues_from_latest(tmp_path):
     cfg = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "1024", *per)
     run, _ = run_training(cfg)
     first = load_checkpoint(run / "checkpoints" / "latest.pt")
-    assert first["update"] == 2 and first["grad_steps"] > 0
+    assert first["update"] == 2 and first["train_state"]["grad_steps"] > 0
     longer = tiny_config(tmp_path, "--log.checkpoint_every", "1", "--total_steps", "2048", *per)
     run_training(longer, run_dir=run, resume_from=run / "checkpoints" / "latest.pt")
     lines = read_metrics(run)

@@ -194,23 +194,21 @@ def test_unknown_preset_and_bad_arguments():
         HollywoodGinVectorEnv(0)
     with pytest.raises(ValueError, match="max_steps"):
         raw_env(max_steps=0)
-    with pytest.raises(ValueError, match="unknown opponent 'smart'.*valid agents: .*simple"):
-        HollywoodGinVectorEnv(2, opponent="smart")
+    # the env layer takes callables; naming agents is agents.registry's job
+    with pytest.raises(ValueError, match=r"opponent 'simple': the env takes 'random' or a callable.*make_agent"):
+        HollywoodGinVectorEnv(2, opponent="simple")
+    with pytest.raises(TypeError, match="opponent must be 'random' or a callable"):
+        HollywoodGinVectorEnv(2, opponent=3)
 
 
-def test_vector_env_opponent_by_agent_name_equals_the_agent_passed_as_a_callable():
+def test_vector_env_plays_a_registry_agent_passed_as_a_callable():
     from agents.registry import make_agent
     rng = np.random.default_rng(0)
-    named = HollywoodGinVectorEnv(8, opponent="simple", seed=3)
-    given = HollywoodGinVectorEnv(8, opponent=make_agent("simple", rules="hollywood", seed=3), seed=3)
-    (obs_a, info_a), (obs_b, info_b) = named.reset(seed=3), given.reset(seed=3)
+    env = HollywoodGinVectorEnv(8, opponent=make_agent("simple", rules="hollywood", seed=3), seed=3)
+    obs, info = env.reset(seed=3)
     for _ in range(150):
-        np.testing.assert_array_equal(obs_a, obs_b)
-        actions = random_legal_actions(info_a["action_mask"], rng)
-        obs_a, r_a, t_a, tr_a, info_a = named.step(actions)
-        obs_b, r_b, t_b, tr_b, info_b = given.step(actions)
-        np.testing.assert_array_equal(r_a, r_b)
-    assert named.state.sheet.version.sum() > 0, "some hands should have been scored"
+        obs, r, t, tr, info = env.step(random_legal_actions(info["action_mask"], rng))
+    assert env.state.sheet.version.sum() > 0, "some hands should have been scored"
 
 
 # --- Gymnasium ----------------------------------------------------------------------------------
@@ -283,7 +281,7 @@ def test_vector_env_next_step_autoreset():
         acts[waiting] = 0  # ignored: any value is accepted while an env waits for its reset
         obs, r, term, trunc, info = v.step(acts)
         assert np.all(r[waiting] == 0) and not term[waiting].any()
-        assert np.all(v.state.hand_number[waiting] == 0) or True
+        assert np.all(v.state.hand_number[waiting] == 0)  # the reset started a new match
         assert np.all(np.isin(r[term], [-1.0, 0.0, 1.0]))
         assert np.all(info["action_mask"][term | trunc])
         ends += int(term.sum())

@@ -7,7 +7,8 @@ import torch
 
 from agents.features import NUM_FEATURES
 from agents.networks import ActorCritic, MaskedCategorical
-from agents.ppo import PPOPolicy, load_checkpoint
+from agents.checkpoint import load_checkpoint
+from agents.policies import PPOPolicy
 from experiments.config import load_config
 from experiments.schema import TrainConfig
 from experiments.runlog import read_metrics

@@ -7,7 +7,7 @@ import logging
 import numpy as np
 import pytest
 
-from agents.ppo import load_checkpoint
+from agents.checkpoint import load_checkpoint
 from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
 from test_collectors import TINY, tiny  # the same tiny PPO run

@@ -210,3 +210,37 @@ def test_vector_env_selfplay_and_gym_env_keep_their_reward_config():
     e = H.env(reward=CFG)
     e.reset(seed=3)
     assert e.unwrapped.reward_config == CFG
+
+
+@pytest.mark.parametrize("preset", ["hollywood", "oklahoma"])
+def test_match_return_is_the_sum_of_the_step_rewards_in_every_mode(preset):
+    """hollywood_env.rewards.match_return (what `hollywood evaluate --reward` reports) equals the
+    step rewards of shaped_rewards summed over whole matches, for every mode in MODES."""
+    from hollywood_env.rewards import match_return
+
+    rules = Rules.preset(preset).replace(target=30)
+    n = 48
+    state = core.init(n, rules, seed=5)
+    rng = np.random.default_rng(5)
+    summed = {mode: np.zeros(n) for mode in MODES}
+    points = np.zeros((n, 2))
+    running = np.ones(n, dtype=bool)
+    for _ in range(20000):
+        if not running.any():
+            break
+        core.step(state, np.where(running, greedy_actions(state, state.legal_action_mask, rng), 0))
+        for mode in MODES:
+            summed[mode] += np.where(running, shaped_rewards(state, RewardConfig(mode=mode), running)[:, 0], 0.0)
+        won = running & state.hand_ended & (state.hand_winner >= 0)
+        points[won, state.hand_winner[won].astype(np.int64)] += state.hand_points[won]
+        running &= ~state.terminated
+    assert not running.any(), "matches did not finish"
+    gw = state.sheet.game_winner
+    games = np.stack([(gw == 0).sum(axis=1), (gw == 1).sum(axis=1)], axis=1)
+    totals = state.sheet.totals().sum(axis=2)
+    for mode in MODES:
+        expected = match_return(mode, points, totals, games, state.match_winner.astype(np.int64))
+        np.testing.assert_allclose(summed[mode], expected, atol=1e-9, err_msg=mode)
+        assert np.abs(expected).sum() > 0, mode  # the check saw non-zero returns
+    with pytest.raises(ValueError, match="unknown reward mode 'nope'"):
+        match_return("nope", points, totals, games, state.match_winner)

@@ -350,16 +350,19 @@ def _trajectory(env, seed, steps=50):
 
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_same_seed_same_match_with_every_registry_opponent(name):
-    v = HollywoodGinVectorEnv(6, opponent=name, rules=FAST)
+    def opp():  # a fresh agent of the registry, as a user builds it (seeded or not: reset reseeds it)
+        return make_agent(name, FAST)
+
+    v = HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST)
     first = _trajectory(v, 11)
     assert _trajectory(v, 11) == first, f"{name}: reset(seed=11) twice played different games"
-    assert _trajectory(HollywoodGinVectorEnv(6, opponent=name, rules=FAST), 11) == first
-    assert _trajectory(HollywoodGinVectorEnv(6, opponent=name, rules=FAST, seed=11), None) == first
+    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST), 11) == first
+    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST, seed=11), None) == first
     assert _trajectory(v, 12) != first
-    g = gymnasium.make("HollywoodGin-v0", opponent=name, rules=FAST)
+    g = gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=FAST)
     gfirst = _trajectory(g, 11, steps=120)
     assert _trajectory(g, 11, steps=120) == gfirst
-    assert _trajectory(gymnasium.make("HollywoodGin-v0", opponent=name, rules=FAST), 11, steps=120) == gfirst
+    assert _trajectory(gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=FAST), 11, steps=120) == gfirst
     assert _trajectory(g, 12, steps=120) != gfirst
 
 
@@ -390,10 +393,7 @@ def _learned_prefixes(monkeypatch):
     from agents.features import NUM_FEATURES
     from agents.networks import ActorCritic, DuelingQNetwork
     from hollywood_env.observation import observation_size
-    try:  # the inference policies' module (they lived in the trainers' modules before)
-        from agents.policies import DQNPolicy, PPOPolicy
-    except ImportError:
-        from agents.policies import DQNPolicy, PPOPolicy
+    from agents.policies import DQNPolicy, PPOPolicy
 
     d = observation_size(FAST) + NUM_FEATURES
 
@@ -414,7 +414,7 @@ def test_sampling_learned_policies_are_reseeded_too(monkeypatch):
     for spec in _learned_prefixes(monkeypatch):
         policy = make_agent(spec, FAST, seed=3)
         assert callable(getattr(policy, "seed", None)), spec
-        v = HollywoodGinVectorEnv(4, opponent=spec, rules=FAST)
+        v = HollywoodGinVectorEnv(4, opponent=make_agent(spec, FAST), rules=FAST)
         first = _trajectory(v, 11, steps=20)
         assert _trajectory(v, 11, steps=20) == first, spec
         policy.seed(1)

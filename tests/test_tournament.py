@@ -12,9 +12,8 @@ import pytest
 from experiments import stats
 from experiments.cli import main
 from experiments.evaluate import evaluate, format_summary, summarize
-from experiments.tournament import (
-    format_tournament, play_pairing, round_robin, summarize_tournament, write_tournament,
-)
+from agents.matches import play_pairing
+from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 from hollywood_env import core
 
 

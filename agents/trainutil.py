@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 
-from experiments.tournament import play_pairing
+from agents.matches import play_pairing
 from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
 
 
@@ -111,3 +111,31 @@ class HollywoodStats:
             "hollywood/games_won": self.learner_games / self.learner_matches if self.learner_matches else None,
         }
         return out
+
+
+def gather_batches(batches) -> tuple[int, HollywoodStats, list[float]]:
+    """The shards' batches of one update: learner decisions, merged ``hollywood/*`` statistics,
+    and the returns of the episodes finished against other opponents."""
+    stats = HollywoodStats()
+    for b in batches:
+        stats.merge(b.stats)
+    return sum(b.n_learner for b in batches), stats, [r for b in batches for r in b.episode_returns]
+
+
+def league_after_update(league, snapshot, update: int, cfg, rules, batches, additions: list, save_best) -> dict:
+    """The learner's league at the end of ``update``: every ``league.snapshot_every`` updates the
+    ``snapshot(name)`` policy is gated (:func:`promote_if_better`); a promoted one is queued in
+    ``additions`` (sent to the shards with the next rollout) and ``save_best(update)`` is called.
+    Snapshots no shard holds any more are forgotten. Returns ``league/gate_win_rate`` when gated."""
+    out = {}
+    lc = cfg.league
+    if lc.snapshot_every and update % lc.snapshot_every == 0:
+        name = f"snapshot_{update}"
+        cand = snapshot(name)
+        win, promoted = promote_if_better(league, cand, name, rules, lc, seed=cfg.seed + update)
+        out["league/gate_win_rate"] = win
+        if promoted:
+            additions.append((name, cand.net.state_dict()))
+            save_best(update)
+    league.forget_unused(np.array(sorted({k for b in batches for k in b.live}), dtype=np.int64))
+    return out

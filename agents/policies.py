@@ -1,0 +1,120 @@
+"""Trained agents as batched policies ``(obs, mask) -> actions``, loaded from checkpoints.
+
+* :class:`PPOPolicy`: an actor-critic network (:class:`agents.networks.ActorCritic`), greedy
+  (the argmax over the legal actions) or sampled from the masked distribution with its own
+  ``torch.Generator``.
+* :class:`DQNPolicy`: a Q-network (:class:`agents.networks.DuelingQNetwork`), greedy over the
+  legal actions, or epsilon-greedy with its own numpy generator.
+
+Both read the observation with the derived features of :mod:`agents.features` appended, and load
+from checkpoints only through :func:`agents.checkpoint.load_checkpoint` (weights-only: a file
+can never run code). The agent specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry`
+build them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from agents.checkpoint import load_checkpoint
+from agents.features import NUM_FEATURES, augment
+from agents.features import VERSION as FEATURES_VERSION
+from agents.networks import ActorCritic, DuelingQNetwork, MaskedCategorical, masked_logits
+
+
+class PPOPolicy:
+    """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
+
+    The network reads the observation with the derived features of :mod:`agents.features`
+    appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``).
+    """
+
+    def __init__(self, net: ActorCritic, greedy: bool = True, seed=None, device: str = "cpu", name: str = "ppo",
+                 forbid_taken: bool = True):
+        self.net = net.to(device).eval()
+        self.forbid_taken = forbid_taken
+        self.greedy = greedy
+        self.device = device
+        self.name = name
+        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
+            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
+                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
+        o = torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device)
+        m = torch.as_tensor(mask, device=self.device)
+        logits, _ = self.net(o)
+        dist = MaskedCategorical(logits, m)
+        a = dist.mode() if self.greedy else dist.sample(self.generator)
+        return a.cpu().numpy()
+
+    @classmethod
+    def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
+        ckpt = load_checkpoint(path, expect_algo="ppo")
+        if ckpt.get("features") != FEATURES_VERSION:
+            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
+        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
+        net.load_state_dict(ckpt["model"])
+        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
+        return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}", forbid_taken=forbid)
+
+
+def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The argmax of ``q`` over the legal actions (``mask`` True) of each row."""
+    return masked_logits(q, mask).argmax(-1)
+
+
+def epsilon_greedy(q: torch.Tensor, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """Greedy legal actions, replaced with probability ``epsilon`` by a uniformly random legal one."""
+    from hollywood_env.selfplay import random_legal_actions
+
+    actions = greedy_actions(q, torch.as_tensor(mask, device=q.device)).cpu().numpy()
+    if epsilon > 0 and len(actions):
+        explore = rng.random(len(actions)) < epsilon
+        if explore.any():
+            actions[explore] = random_legal_actions(mask[explore], rng)
+    return actions
+
+
+class DQNPolicy:
+    """A Q-network as a batched policy ``(obs, mask) -> actions``: greedy over the legal actions
+    (with probability ``epsilon`` a uniformly random legal action instead)."""
+
+    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn",
+                 forbid_taken: bool = True):
+        self.net = net.to(device).eval()
+        self.forbid_taken = forbid_taken  # the rules' forbid_discard_of_taken_card, for the features
+        self.epsilon = float(epsilon)
+        self.device = device
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
+            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
+                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
+        m = torch.as_tensor(mask, device=self.device)
+        q = self.net(torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device), m)
+        return epsilon_greedy(q, np.asarray(mask, bool), self.epsilon, self.rng)
+
+    @classmethod
+    def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
+        ckpt = load_checkpoint(path, expect_algo="dqn")
+        if ckpt.get("features") != FEATURES_VERSION:
+            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
+        if rules is not None:
+            from hollywood_env.observation import observation_size
+            from hollywood_env.rules import resolve_rules
+
+            d = observation_size(resolve_rules(rules)) + NUM_FEATURES
+            if d != ckpt["obs_dim"]:
+                raise ValueError(f"dqn:{path} was trained on observations of size {ckpt['obs_dim']}, "
+                                 f"these rules give {d} (other number of columns?)")
+        net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
+        net.load_state_dict(ckpt["model"])
+        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
+        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}", forbid_taken=forbid)

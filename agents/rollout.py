@@ -1,0 +1,136 @@
+"""The self-play rollout every training algorithm shares: games, league opponents, bookkeeping.
+
+A :class:`SelfPlayRollout` owns ``B`` games of a :class:`~hollywood_env.selfplay.SelfPlayBatch`
+and the :class:`~agents.league.League` that gives each game its opponent. Each :meth:`step` is one
+decision in every game:
+
+1. the *learner rows* are the games where the learner is to move (both seats in self-play games,
+   its own seat otherwise; a game whose episode just ended waits one step for its auto-reset);
+2. ``act(rows, x, mask)`` — the algorithm's own choice — gives the learner's actions on those rows
+   (``x``: observation plus :mod:`agents.features`, what the networks read); the league members
+   act on the other rows;
+3. the batch steps; returns of finished episodes against other opponents, Hollywood statistics
+   (``hollywood/*``) and fresh opponents for the games whose episode ended are handled here.
+
+What the algorithm learns from is its own business (PPO: per-(game, player) streams and GAE in
+:mod:`agents.collectors`; DQN: n-step transitions in :mod:`agents.dqn`): :meth:`step` returns a
+:class:`Step` with everything about the decision and its outcome.
+
+All randomness is the league's (its sampler and its members' generators) and the algorithm's
+own; :meth:`get_state` / :meth:`set_state` capture every array the rollout mutates, so a
+checkpoint continues the same games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.features import NUM_FEATURES, augment
+from agents.league import SELF, Assignment
+from agents.trainutil import HollywoodStats
+
+
+@dataclass
+class Step:
+    """One decision in every game and its outcome (arrays over the ``B`` games)."""
+
+    learner: np.ndarray  # (B,) bool: the learner decided in this game
+    valid: np.ndarray  # (B,) bool: a real decision (False: the game waited for its auto-reset)
+    player: np.ndarray  # (B,) int64: the seat that decided
+    x: np.ndarray  # (B, D) float32 observation + features; rows filled: learner rows (all valid rows with features_for_all)
+    mask: np.ndarray  # (B, A) bool: the legal actions of that decision
+    actions: np.ndarray  # (B,) int64
+    rewards: np.ndarray  # (B, 2) float: what each seat received in this step
+    terminated: np.ndarray  # (B,) bool: the episode ended
+    truncated: np.ndarray  # (B,) bool
+    info: dict  # SelfPlayBatch.step's info
+
+
+class SelfPlayRollout:
+    """``batch``'s games against ``league``'s opponents (see the module docstring).
+
+    ``forbid_taken``: the rules' ``forbid_discard_of_taken_card`` (for the features);
+    ``features_for_all``: compute ``x`` for every valid row (DQN stores the opponents' decisions
+    too), not only the learner's."""
+
+    def __init__(self, batch, league, forbid_taken: bool, features_for_all: bool = False):
+        self.batch, self.league, self.forbid = batch, league, forbid_taken
+        self.features_for_all = features_for_all
+        self.B = batch.num_games
+        self.obs, self.mask, self.player = batch.reset()
+        self.assign = league.sample(self.B)
+        self.waiting = np.zeros(self.B, dtype=bool)
+        self.ep_return = np.zeros(self.B)
+        self.stats = HollywoodStats()
+        self.returns_done: list[float] = []
+        self._rows = np.arange(self.B)
+        self._x = np.zeros((self.B, batch.observation_size + NUM_FEATURES), dtype=np.float32)
+
+    def take_stats(self):
+        """The statistics and finished-episode returns since the last call (then reset)."""
+        stats, returns = self.stats, self.returns_done
+        self.stats, self.returns_done = HollywoodStats(), []
+        return stats, returns
+
+    def step(self, act) -> Step:
+        """One decision in every game; ``act(rows, x, mask) -> actions`` chooses the learner's."""
+        B, obs, mask, player, assign, waiting = self.B, self.obs, self.mask, self.player, self.assign, self.waiting
+        learner = ~waiting & ((assign.opponent == SELF) | (player == assign.learner_seat))
+        opp_rows = np.flatnonzero(~waiting & ~learner)
+        lr_rows = np.flatnonzero(learner)
+        actions = np.zeros(B, dtype=np.int64)
+        if self.features_for_all:
+            x = augment(obs, mask, self.forbid)
+        else:
+            x = self._x
+            if lr_rows.size:
+                x[lr_rows] = augment(obs[lr_rows], mask[lr_rows], self.forbid)
+        if lr_rows.size:
+            actions[lr_rows] = act(lr_rows, x[lr_rows], mask[lr_rows])
+        if opp_rows.size:
+            actions[opp_rows] = self.league.act(assign.opponent[opp_rows], obs[opp_rows], mask[opp_rows])
+        decided = Step(learner=learner, valid=~waiting, player=player, x=x, mask=mask, actions=actions,
+                       rewards=None, terminated=None, truncated=None, info=None)
+
+        batch = self.batch
+        self.obs, self.mask, self.player, rewards, term, trunc, info = batch.step(actions)
+        vs_other = assign.opponent != SELF
+        self.ep_return += np.where(vs_other, rewards[self._rows, assign.learner_seat], 0.0)
+        ended = term | trunc
+        if ended.any():
+            e = np.flatnonzero(ended)
+            match_end = e[batch.state.terminated[e]]
+            won = batch.state.sheet.game_winner[match_end] == assign.learner_seat[match_end][:, None]
+            other = assign.opponent[match_end] != SELF
+            self.stats.add(info, batch.state.terminated & ended, won.sum(axis=1)[other])
+            self.returns_done.extend(self.ep_return[e[vs_other[e]]].tolist())
+            self.ep_return[e] = 0.0
+            fresh = self.league.sample(e.size)
+            assign.opponent[e], assign.learner_seat[e] = fresh.opponent, fresh.learner_seat
+        else:
+            self.stats.add(info, np.zeros(B, dtype=bool))
+        self.waiting = ended
+        decided.rewards, decided.terminated, decided.truncated, decided.info = rewards, term, trunc, info
+        return decided
+
+    # --- restorable state ----------------------------------------------------------------------
+
+    def get_state(self) -> dict:
+        """The games, the pending observations, the opponents, the episode returns (copied) and the
+        league's state (without the snapshots' weights)."""
+        return {"batch": self.batch.get_state(), "obs": self.obs.copy(), "mask": self.mask.copy(),
+                "player": self.player.copy(), "opponent": self.assign.opponent.copy(),
+                "learner_seat": self.assign.learner_seat.copy(), "waiting": self.waiting.copy(),
+                "ep_return": self.ep_return.copy(), "league": self.league.get_state()}
+
+    def set_state(self, state: dict, make_snapshot) -> None:
+        """Restore :meth:`get_state`; ``make_snapshot(id, name)`` rebuilds a live league snapshot."""
+        self.batch.set_state(state["batch"])
+        self.obs, self.mask = np.array(state["obs"]), np.array(state["mask"])
+        self.player = np.array(state["player"])
+        self.assign = Assignment(np.array(state["opponent"]), np.array(state["learner_seat"]))
+        self.waiting, self.ep_return = np.array(state["waiting"]), np.array(state["ep_return"])
+        self.league.set_state(state["league"], make_snapshot)
+

@@ -1,0 +1,117 @@
+"""Uniformly random legal actions, batched, from the bits of the legal-action masks.
+
+:func:`random_legal_actions` draws one uniform float ``u`` per row; a row with ``c`` legal actions
+gets its ``k``-th legal action in increasing order, ``k = floor(u * c)``. So each legal action
+has probability ``1 / c`` (up to the 2**-53 grain of the float), and the same generator state
+gives the same actions whatever the batch around a row, and whichever path below runs.
+
+The method, with no pass over the ``(n, A)`` mask beyond packing it: the mask is packed into
+64-bit words, 8 bytes a word; the bytes' popcounts times ``0x0101010101010101`` give, in each
+byte, the number of legal actions up to and including it (a prefix sum in one multiplication);
+the byte that holds the ``k``-th legal action is the number of bytes whose prefix is at most
+``k``, counted with one subtraction per word (SWAR: the prefixes are below 128 so no byte
+borrows from the next); a 256 x 8 table gives the position of the ``r``-th set bit of that byte.
+About 15 numpy operations on ``n`` or ``2n`` elements, against ``argmax(random * mask)`` which
+draws, multiplies and scans all ``n x A`` entries. Rows of up to 127 actions (the game has
+108); wider masks take a plain cumulative-sum path with the same result. Below
+``SMALL_BATCH`` rows each row is done on its own (``flatnonzero``), again with the same result.
+
+Rows with no legal action get action 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["random_legal_actions", "SMALL_BATCH"]
+
+#: below this many rows, a Python loop over ``flatnonzero`` of each row beats the vector path
+SMALL_BATCH = 8
+
+_ONES = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_U56 = np.uint64(56)
+
+
+def _select_table() -> np.ndarray:
+    """``_SELECT8[8 * byte + r]``: the position of the ``r``-th set bit (from 0) of ``byte``."""
+    table = np.zeros((256, 8), dtype=np.int64)
+    for v in range(256):
+        for r, j in enumerate(j for j in range(8) if v >> j & 1):
+            table[v, r] = j
+    return table.reshape(-1)
+
+
+_SELECT8 = _select_table()
+
+
+def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``masks`` ``(n, A)`` (int64 ``(n,)``; rows
+    without a legal action get 0). Draws ``rng.random(n)``: one uniform float per row."""
+    masks = np.asarray(masks)
+    if masks.dtype != bool:
+        masks = masks.astype(bool)
+    if masks.ndim != 2:
+        raise ValueError(f"masks must have shape (n, A), got {masks.shape}")
+    n, a = masks.shape
+    if a == 0:
+        rng.random(n)  # the same draws whatever the mask
+        return np.zeros(n, dtype=np.int64)
+    if n == 1:  # the one-game envs: rng.random() is the same draw as rng.random(1)[0]
+        legal = masks[0].nonzero()[0]
+        u1 = rng.random()
+        return np.array([legal[int(u1 * legal.size)] if legal.size else 0], dtype=np.int64)
+    u = rng.random(n)
+    if n < SMALL_BATCH:
+        return _rows_one_by_one(masks, u)
+    if a > 127:
+        return _cumsum_path(masks, u)
+    return _bits_path(masks, u)
+
+
+def _rows_one_by_one(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    out = np.zeros(masks.shape[0], dtype=np.int64)
+    for i, ui in enumerate(u.tolist()):
+        legal = np.flatnonzero(masks[i])
+        if legal.size:
+            out[i] = legal[int(ui * legal.size)]
+    return out
+
+
+def _cumsum_path(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    cum = np.cumsum(masks, axis=1, dtype=np.int64)
+    total = cum[:, -1]
+    k = (u * total).astype(np.int64)
+    out = (cum <= k[:, None]).sum(axis=1)
+    out[total == 0] = 0
+    return out
+
+
+def _bits_path(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    n, a = masks.shape
+    words = (a + 63) // 64
+    width = 64 * words
+    if a == width and masks.flags.c_contiguous:
+        padded = masks
+    else:
+        padded = np.zeros((n, width), dtype=bool)
+        padded[:, :a] = masks
+    nbytes = 8 * words
+    packed = np.packbits(padded.reshape(-1), bitorder="little")  # row i: bytes [nbytes i, nbytes (i + 1))
+    counts = np.bitwise_count(packed)
+    prefix = counts.view(np.uint64).reshape(n, words) * _ONES  # byte j: legal actions in bytes 0..j of its word
+    for w in range(1, words):
+        prefix[:, w] += (prefix[:, w - 1] >> _U56) * _ONES
+    total = prefix[:, -1] >> _U56
+    k = (u * total).astype(np.uint64)  # the k-th legal action (from 0) of each row
+    # number of bytes whose prefix is <= k: the byte that holds the k-th legal action
+    kk = (k * _ONES) | _HIGH
+    byte = np.zeros(n, dtype=np.int64)
+    for w in range(words):
+        byte += np.bitwise_count((kk - prefix[:, w]) & _HIGH)
+    np.minimum(byte, nbytes - 1, out=byte)  # rows without a legal action (fixed below)
+    flat = np.arange(0, n * nbytes, nbytes) + byte
+    before = prefix.reshape(-1).view(np.uint8)[flat].astype(np.int64) - counts[flat]
+    out = 8 * byte + _SELECT8[8 * packed[flat].astype(np.int64) + (k.astype(np.int64) - before)]
+    out[total == 0] = 0
+    return out
