@@ -46,7 +46,7 @@ def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_tw
         # worker 0 after update 1 (a fresh shard), worker 1 after update 3 (its league holds the
         # snapshot promoted at update 2, rebuilt from the learner's copy)
         if update == 3:
-            assert collector.states[1]["league"]["snapshot_ids"], "the promoted snapshot should be in its league"
+            assert collector.states[1]["rollout"]["league"]["snapshot_ids"], "the promoted snapshot should be in its league"
         if update in (1, 3):
             ray.kill(collector.workers[0 if update == 1 else 1])
             killed.append(update)
@@ -64,16 +64,22 @@ def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_tw
     assert compare_metrics(strip(local_two_shards), strip(got)) == []
 
 
-def test_interrupt_with_ray_workers_leaves_a_checkpoint(local_ray, tmp_path):
+def test_a_signal_with_ray_workers_leaves_a_checkpoint_and_resumes_exactly(local_ray, local_two_shards, tmp_path):
+    import os
+    import signal
+
+    from agents.stopping import TrainingStopped
+
     seen = {}
 
     def stop(update, collector):
         seen["workers"] = list(collector.workers)
-        raise KeyboardInterrupt
+        if update == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
 
     run_dir = tmp_path / "interrupted"
     cfg = tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2", "--log.checkpoint_every", "10")
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(TrainingStopped):
         run_training(cfg, run_dir=run_dir, on_update=stop)
     assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 1
     for w in seen["workers"]:  # the collector killed its actors on the way out
@@ -81,6 +87,23 @@ def test_interrupt_with_ray_workers_leaves_a_checkpoint(local_ray, tmp_path):
             ray.get(w.pid.remote(), timeout=60)
     run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
     assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
+    assert compare_metrics(local_two_shards, read_metrics(run_dir)) == []  # the workers' games were restored
+
+
+def test_dqn_collects_on_ray_workers_as_in_local_shards(local_ray, tmp_path):
+    from experiments.config import load_config
+    from experiments.schema import TrainConfig
+
+    def dqn(*extra):
+        return load_config(TrainConfig, "configs/dqn_tiny.yaml",
+                           ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
+                            "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
+                            "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
+                            *extra])
+
+    local, _ = run_training(dqn())
+    remote, _ = run_training(dqn("--collector.kind", "ray"))
+    assert compare_metrics(read_metrics(local), read_metrics(remote)) == []
 
 
 def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
