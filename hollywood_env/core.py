@@ -202,9 +202,41 @@ def _start_matches(state: State, idx: np.ndarray) -> None:
     _deal(state, idx)
 
 
+def deal(state: State, games, decks, dealer=None) -> State:
+    """Replace the deal of the hand about to start in ``games`` (indices) with ``decks``: one
+    ``(52,)`` card order per game, laid out as every deal is (cards 0-9 to the non-dealer, 10-19
+    to the dealer, 20 the upcard, the stock from 21 on, drawn in that order); ``dealer`` (0/1 per
+    game; default: keep each game's) names the dealer. For tests and planners that set up a
+    position: a game started from a recorded deal replays the recorded hand exactly. Only games
+    where nothing of the hand has been played yet qualify (the first-upcard decision, nothing
+    drawn); later hands are dealt from the game's seed as usual."""
+    idx = np.asarray(games, dtype=np.int64).reshape(-1)
+    decks = np.asarray(decks)
+    if decks.shape != (idx.size, NUM_CARDS):
+        raise ValueError(f"decks must have shape ({idx.size}, {NUM_CARDS}) (one card order per game), got {decks.shape}")
+    if not (np.sort(decks, axis=1) == np.arange(NUM_CARDS)).all():
+        raise ValueError("every deck must be a permutation of the 52 cards 0..51")
+    fresh = (state.phase[idx] == PHASE_FIRST_UPCARD) & (state.pile_size[idx] == 1) & (state.stock_pos[idx] == STOCK_START)
+    if not fresh.all():
+        raise ValueError(f"games {idx[~fresh].tolist()} are not at the start of a hand: deal() sets up a hand before "
+                         f"anything of it is played")
+    if dealer is not None:
+        d = np.broadcast_to(np.asarray(dealer), idx.shape)
+        if not np.isin(d, (0, 1)).all():
+            raise ValueError(f"dealer must be 0 or 1 per game, got {np.asarray(dealer).tolist()}")
+        state.dealer[idx] = d
+    _lay_out(state, idx, decks.astype(np.int8))
+    state.legal_action_mask[idx] = legal_action_mask(state, idx)
+    return state
+
+
 def _deal(state: State, idx: np.ndarray) -> None:
     """Deal a new hand in the games ``idx`` (dealer and hand number already set)."""
-    deck = deal_decks(state.match_seed[idx], state.hand_number[idx])
+    _lay_out(state, idx, deal_decks(state.match_seed[idx], state.hand_number[idx]))
+
+
+def _lay_out(state: State, idx: np.ndarray, deck: np.ndarray) -> None:
+    """Lay out the card orders ``deck`` as the hands, upcard and stock of the games ``idx``."""
     state.deck[idx] = deck
     dealer = state.dealer[idx].astype(np.int64)
     non_dealer_cards = np.bitwise_or.reduce(CARD_BIT[deck[:, 0:10]], axis=1)
