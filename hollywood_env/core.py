@@ -24,6 +24,11 @@ the slot seed and ``e``; every deal of that match is :func:`cards.deal_decks` of
 and the hand number, and the first dealer is :func:`cards.first_dealer` of the match seed. So a
 game's cards never depend on the rest of the batch.
 
+Copies and rollouts: :func:`take` gathers games into a new State, in any order and with repeats
+(``take(state, np.repeat(g, w))``: ``w`` copies of game ``g``, to roll one position out ``w``
+times); :func:`hollywood_env.sampling.random_legal_actions` draws uniformly random legal actions
+from ``state.legal_action_mask``, from its bits.
+
 Rewards: ``state.rewards[:, p]`` is the change, this step, of player ``p``'s scoresheet total
 (column points plus the bonuses of ended games, summed over the columns) — raw and not zero-sum.
 Reward shaping (zero-sum, scaling, modes) belongs to :mod:`hollywood_env.rewards`.
@@ -31,6 +36,7 @@ Reward shaping (zero-sum, scaling, modes) belongs to :mod:`hollywood_env.rewards
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,6 +181,32 @@ def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps
     return state
 
 
+def take(state: State, games) -> State:
+    """A new State of the games ``games`` of ``state`` (indices, repeats allowed, or a bool mask
+    ``(B,)``), in that order: game ``i`` of the result is a copy of game ``games[i]``.
+
+    Everything is copied (the scoresheet too): stepping one State never changes the other, and a
+    copy steps exactly as its original would for the same actions, through its later deals as
+    well (a game's cards depend only on its slot seed, episode and hand number, all copied).
+    ``take(state, np.repeat(g, w))`` gives ``w`` copies of game ``g``, for example to roll out
+    one position ``w`` times with :func:`hollywood_env.sampling.random_legal_actions`.
+    Note that the copies then share the hidden cards (the opponent's hand, the stock order).
+    """
+    g = np.asarray(games)
+    idx = np.flatnonzero(g) if g.dtype == bool else g.astype(np.int64, copy=False).reshape(-1)
+    if g.dtype == bool and g.shape != (state.batch_size,):
+        raise ValueError(f"a bool games mask must have shape ({state.batch_size},), got {g.shape}")
+    if idx.size == 0:
+        raise ValueError("take needs at least one game")
+    arrays = {f.name: getattr(state, f.name)[idx] for f in dataclasses.fields(State)
+              if isinstance(getattr(state, f.name), np.ndarray)}
+    sheet = BatchScoresheet(idx.size, state.rules)
+    for name, value in vars(state.sheet).items():
+        if isinstance(value, np.ndarray):
+            setattr(sheet, name, value[idx])
+    return State(rules=state.rules, max_steps=state.max_steps, sheet=sheet, **arrays)
+
+
 def reset_games(state: State, games) -> State:
     """Start new matches in the chosen games (bool mask (B,) or indices); the next match seed of
     each slot. Their events and rewards are cleared; the other games are untouched."""
@@ -279,32 +311,50 @@ def _clear_events(state: State, idx) -> None:
 
 def legal_action_mask(state: State, idx=None) -> np.ndarray:
     """The legal-action mask of the games ``idx`` (default: all), computed from the state."""
-    if idx is None:
-        idx = np.arange(state.batch_size)
-    phase = state.phase[idx]
+    return _words_to_mask(_legal_words(state, idx))
+
+
+# The legal mask is built as two 64-bit words per game (bit j of word w: action 64 w + j), from
+# the hand masks, and unpacked once: discards in bits 0..51 of word 0, knocks in bits 52..103
+# (straddling the words), the other actions in word 1 by phase.
+_W1_BIT = {a: np.uint64(1 << (a - 64)) for a in (DRAW_STOCK, TAKE_DISCARD, PASS, BIG_GIN)}
+_PHASE_WORD1 = np.zeros(4, dtype=np.uint64)  # indexed by phase
+_PHASE_WORD1[PHASE_FIRST_UPCARD] = _W1_BIT[TAKE_DISCARD] | _W1_BIT[PASS]
+_PHASE_WORD1[PHASE_DRAW] = _W1_BIT[DRAW_STOCK] | _W1_BIT[TAKE_DISCARD]
+_U52, _U12 = np.uint64(52), np.uint64(12)
+
+
+def _legal_words(state: State, idx=None) -> np.ndarray:
+    """``(n, 2)`` uint64: the legal actions of the games ``idx`` (default all) as bits."""
+    phase = state.phase if idx is None else state.phase[idx]
     n = phase.shape[0]
-    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
-    first = phase == PHASE_FIRST_UPCARD
-    draw = phase == PHASE_DRAW
-    mask[:, DRAW_STOCK] = draw
-    mask[:, TAKE_DISCARD] = draw | first
-    mask[:, PASS] = first
+    words = np.empty((n, 2), dtype=np.uint64)
+    lo = np.zeros(n, dtype=np.uint64)
+    hi = _PHASE_WORD1[phase]
     disc = np.flatnonzero(phase == PHASE_DISCARD)
     if disc.size:
-        g = idx[disc]
-        hand = state.hands[g, state.current_player[g].astype(np.int64)]
+        g = disc if idx is None else idx[disc]
+        hand = state.hands.reshape(-1)[2 * g + state.current_player[g]]
         allowed = hand
         if state.rules.forbid_discard_of_taken_card:
             allowed = hand & ~_CARD_BIT_OR_ZERO[state.taken_card[g]]
-        mask[disc, :NUM_CARDS] = M._masks_to_bools(allowed)
-        knock = M.knock_discards(hand, state.knock_limit[g], allowed)
-        if np.any(knock):
-            mask[disc, KNOCK:KNOCK + NUM_CARDS] = M._masks_to_bools(knock)
+        knock, loose_value = M.knock_discards_loose(hand, state.knock_limit[g], allowed)
+        lo[disc] = allowed | (knock << _U52)
+        hi[disc] = knock >> _U12
         if state.rules.big_gin:
-            maybe = M.unmeldable_value(hand) == 0
-            if np.any(maybe):
-                mask[disc[maybe], BIG_GIN] = M.min_deadwood_masks(hand[maybe]) == 0
-    return mask
+            maybe = np.flatnonzero(loose_value == 0)  # every card fits some meld
+            if maybe.size:
+                big = maybe[M.min_deadwood_masks(hand[maybe]) == 0]
+                hi[disc[big]] |= _W1_BIT[BIG_GIN]
+    words[:, 0] = lo
+    words[:, 1] = hi
+    return words
+
+
+def _words_to_mask(words: np.ndarray) -> np.ndarray:
+    """``(n, 2)`` uint64 words -> ``(n, NUM_ACTIONS)`` bool mask (one unpack)."""
+    packed = np.ascontiguousarray(words, dtype="<u8").view(np.uint8).reshape(-1, 16)
+    return np.unpackbits(packed, axis=1, count=NUM_ACTIONS, bitorder="little").view(bool)
 
 
 def _raise_illegal(state: State, actions: np.ndarray, bad: np.ndarray) -> None:
@@ -343,31 +393,39 @@ def step(state: State, actions, games=None) -> State:
         sel[games] = True
         active &= sel
     in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-    legal = in_range & state.legal_action_mask[np.arange(b), np.where(in_range, actions, 0)]
+    legal = in_range & _flat(state.legal_action_mask)[np.arange(0, b * NUM_ACTIONS, NUM_ACTIONS) + np.where(in_range, actions, 0)]
     bad = np.flatnonzero(active & ~legal)
     if bad.size:
         _raise_illegal(state, actions, bad)
 
-    state.rewards[:] = 0
-    _clear_events(state, slice(None))
+    # only a hand's end (or a reset) leaves events and rewards, in the games whose hand ended
+    ended = np.flatnonzero(state.hand_ended)
+    if ended.size:
+        state.rewards[ended] = 0
+        _clear_events(state, ended)
     a = np.where(active, actions, -1)
-    player = state.current_player.astype(np.int64)
+    # flat views: index 2 g + p is player p of game g, NUM_CARDS g + i slot i of game g
+    hands, known = _flat(state.hands), _flat(state.known)
+    mover = 2 * np.arange(b) + state.current_player  # the player to act's hand, flat
+    to_deal = []  # games whose hand ended and go on: one deal for all of them at the end
 
     # --- take the top of the pile (first upcard or draw phase) --------------------------------
     g = np.flatnonzero(a == TAKE_DISCARD)
     if g.size:
-        p = player[g]
-        top = state.pile[g, state.pile_size[g] - 1].astype(np.int64)
-        state.pile_size[g] -= 1
-        state.hands[g, p] |= CARD_BIT[top]
-        state.known[g, p] |= CARD_BIT[top]
+        size = state.pile_size[g] - 1
+        top = _flat(state.pile)[NUM_CARDS * g + size].astype(np.int64)
+        state.pile_size[g] = size
+        bit = CARD_BIT[top]
+        h = mover[g]
+        hands[h] |= bit
+        known[h] |= bit
         state.taken_card[g] = top
         state.phase[g] = PHASE_DISCARD
 
     # --- pass the first upcard ------------------------------------------------------------------
     g = np.flatnonzero(a == PASS)
     if g.size:
-        non_dealer_passed = player[g] != state.dealer[g]
+        non_dealer_passed = state.current_player[g] != state.dealer[g]
         state.current_player[g[non_dealer_passed]] = state.dealer[g[non_dealer_passed]]
         both = g[~non_dealer_passed]  # the dealer passed too: the non-dealer draws from the stock
         if both.size:
@@ -378,45 +436,64 @@ def step(state: State, actions, games=None) -> State:
     # --- draw from the stock --------------------------------------------------------------------
     g = np.flatnonzero(a == DRAW_STOCK)
     if g.size:
-        _draw_stock(state, g, player[g])
+        _draw_stock(state, g, state.current_player[g])
 
     # --- discard or knock -----------------------------------------------------------------------
     g = np.flatnonzero((a >= 0) & (a < DRAW_STOCK))
     if g.size:
-        p = player[g]
+        h = mover[g]
         card = a[g] % KNOCK
         bit = CARD_BIT[card]
-        state.hands[g, p] &= ~bit
-        state.known[g, p] &= ~bit
-        state.discarded[g, p] |= bit
-        state.pile[g, state.pile_size[g]] = card
-        state.pile_size[g] += 1
+        hands[h] &= ~bit
+        known[h] &= ~bit
+        _flat(state.discarded)[h] |= bit
+        size = state.pile_size[g]
+        _flat(state.pile)[NUM_CARDS * g + size] = card
+        state.pile_size[g] = size + 1
         state.taken_card[g] = -1
         knocked = a[g] >= KNOCK
-        plain = g[~knocked]
-        wall = plain[state.stock_size[plain] == state.rules.wall_stock_size]
-        cont = plain[state.stock_size[plain] != state.rules.wall_stock_size]
-        state.current_player[cont] = 1 - state.current_player[cont]
+        plain = g[~knocked] if knocked.any() else g
+        at_wall = state.stock_pos[plain] == NUM_CARDS - state.rules.wall_stock_size
+        cont = plain[~at_wall] if at_wall.any() else plain
+        state.current_player[cont] ^= 1
         state.phase[cont] = PHASE_DRAW
-        if wall.size:
-            _end_in_wall(state, wall)
-        if np.any(knocked):
-            _settle(state, g[knocked], big_gin=False)
+        if at_wall.any():
+            to_deal.append(_end_in_wall(state, plain[at_wall]))
+        if knocked.any():
+            to_deal.append(_settle(state, g[knocked], big_gin=False))
 
     g = np.flatnonzero(a == BIG_GIN)
     if g.size:
-        _settle(state, g, big_gin=True)
+        to_deal.append(_settle(state, g, big_gin=True))
+    if to_deal:
+        _deal(state, np.concatenate(to_deal))
 
     # --- step counting and truncation ------------------------------------------------------------
     state.step_count += active
     if state.max_steps is not None:
         cut = active & ~state.terminated & (state.step_count >= state.max_steps)
         state.truncated |= cut
-    stepped = np.flatnonzero(active) if games is not None else np.arange(b)
-    mask = legal_action_mask(state, stepped)
-    mask[(state.terminated | state.truncated)[stepped]] = False
-    state.legal_action_mask[stepped] = mask
+    if games is None:
+        words = _legal_words(state)
+        done = state.terminated | state.truncated
+        if done.any():
+            words[done] = 0
+        state.legal_action_mask[...] = _words_to_mask(words)
+    else:
+        stepped = np.flatnonzero(active)
+        words = _legal_words(state, stepped)
+        done = (state.terminated | state.truncated)[stepped]
+        if done.any():
+            words[done] = 0
+        state.legal_action_mask[stepped] = _words_to_mask(words)
     return state
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    """A flat view of a State array (they are all C-contiguous), to index with one index."""
+    if not a.flags.c_contiguous:
+        raise ValueError("the arrays of a State must be C-contiguous")
+    return a.reshape(-1)
 
 
 # --- the single-game fast path ----------------------------------------------------------------
@@ -517,9 +594,10 @@ def _legal_mask_one(state: State) -> None:
 
 
 def _draw_stock(state: State, g: np.ndarray, p: np.ndarray) -> None:
-    card = state.deck[g, state.stock_pos[g]].astype(np.int64)
-    state.stock_pos[g] += 1
-    state.hands[g, p] |= CARD_BIT[card]
+    pos = state.stock_pos[g]
+    card = _flat(state.deck)[NUM_CARDS * g + pos]
+    state.stock_pos[g] = pos + 1
+    _flat(state.hands)[2 * g + p] |= CARD_BIT[card]
     state.taken_card[g] = -1
     state.phase[g] = PHASE_DISCARD
 
@@ -530,7 +608,8 @@ def _record_ended_hand(state: State, g: np.ndarray) -> None:
     state.ended_hand_dealer[g] = state.dealer[g]
 
 
-def _end_in_wall(state: State, g: np.ndarray) -> None:
+def _end_in_wall(state: State, g: np.ndarray) -> np.ndarray:
+    """End the hands of the games ``g`` in a wall; returns ``g``, to deal again (same dealer)."""
     _record_ended_hand(state, g)
     state.hand_kind[g] = KIND_WALL
     state.knocker_sets[g] = 0
@@ -539,10 +618,12 @@ def _end_in_wall(state: State, g: np.ndarray) -> None:
     state.defender_runs[g] = 0
     state.laid_off[g] = 0
     state.hand_number[g] += 1  # the same dealer deals again
-    _deal(state, g)
+    return g
 
 
-def _settle(state: State, g: np.ndarray, big_gin: bool) -> None:
+def _settle(state: State, g: np.ndarray, big_gin: bool) -> np.ndarray:
+    """Settle the knocks (or big gins) of the games ``g``; returns those whose match goes on,
+    to deal their next hand."""
     rules = state.rules
     knocker = state.current_player[g].astype(np.int64)
     defender = 1 - knocker
@@ -576,5 +657,4 @@ def _settle(state: State, g: np.ndarray, big_gin: bool) -> None:
         state.terminated[finished] = True
         state.phase[finished] = PHASE_GAME_OVER
         state.match_winner[finished] = state.sheet.match_winner(finished)
-    if going.size:
-        _deal(state, going)
+    return going

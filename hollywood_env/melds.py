@@ -56,8 +56,31 @@ _SUIT_OF_CARD = np.arange(NUM_CARDS) // 13
 
 def suit_patterns(masks: np.ndarray) -> list[np.ndarray]:
     """The four 13-bit suit patterns (int64) of each mask."""
-    m = np.asarray(masks, dtype=np.uint64)
-    return [((m >> sh) & U64(SUIT_BITS)).astype(np.int64) for sh in _SHIFTS]
+    m = np.asarray(masks, dtype=np.uint64).view(np.int64)  # 52-bit masks: the same bits, signed
+    return [(m >> (13 * s)) & SUIT_BITS for s in range(4)]
+
+
+#: the cards of a suit pattern in no stretch of 3+ consecutive ranks
+_NOT_RUN = np.arange(8192, dtype=np.int64) & ~RUN_BITS
+_SUIT_SHIFT_COL = np.array([0, 13, 26, 39], dtype=np.int64)[:, None]
+#: _VALUE_AT_LEAST[t]: the cards whose value is at least t (t = 0..11)
+_VALUE_AT_LEAST = np.array([sum(1 << c for c in range(NUM_CARDS) if CARD_VALUES[c] >= t) for t in range(12)],
+                           dtype=np.uint64)
+
+
+def _suit_rows(masks) -> np.ndarray:
+    """``(4, n)`` int64: the suit patterns of ``n`` masks, one row per suit."""
+    m = np.asarray(masks, dtype=np.uint64).reshape(-1).view(np.int64)
+    return (m >> _SUIT_SHIFT_COL) & SUIT_BITS
+
+
+def _loose_rows(p: np.ndarray):
+    """``(loose (4, n), loose value (n,))``: the cards of the suit rows ``p`` that fit in no meld
+    at all (in no stretch of 3+ ranks of their suit, of no rank held 3+ times)."""
+    p0, p1, p2, p3 = p
+    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    loose = _NOT_RUN[p] & ~three
+    return loose, SUIT_VALUE[loose].sum(axis=0)
 
 
 def _set_ranks(p):
@@ -77,9 +100,7 @@ def hand_values(masks) -> np.ndarray:
 
 def unmeldable_value(masks) -> np.ndarray:
     """Value of the cards that fit in no meld at all: a lower bound on deadwood after discards."""
-    p = suit_patterns(masks)
-    three, _ = _set_ranks(p)
-    return sum(SUIT_VALUE[q & ~(RUN_BITS[q] | three)] for q in p)
+    return _loose_rows(_suit_rows(masks))[1].reshape(np.shape(masks))
 
 
 # --- the set-choice expansion ----------------------------------------------------------------
@@ -139,7 +160,11 @@ def _choice_rows(masks: np.ndarray):
 
 
 #: below this many hands, :func:`min_deadwood_one` on each is faster than numpy's per-call cost
-SMALL_BATCH = 48
+SMALL_BATCH = 128
+#: the same for :func:`best_arrangement_masks` (:func:`best_arrangement_one`) and
+#: :func:`layoff_masks` (:func:`layoff_one`): settlements come a few hands at a time
+SMALL_BATCH_ARRANGEMENT = 64
+SMALL_BATCH_LAYOFF = 16
 
 
 def min_deadwood_masks(masks: np.ndarray) -> np.ndarray:
@@ -170,6 +195,10 @@ def run_mask_after_sets(masks, set_mask) -> np.ndarray:
 def best_arrangement_masks(masks: np.ndarray):
     """``(deadwood, set_mask, run_mask)`` of the tie-broken minimum-deadwood arrangement."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1)
+    if m.shape[0] < SMALL_BATCH_ARRANGEMENT:
+        rows = [best_arrangement_one(x) for x in m.tolist()]
+        out = np.array(rows, dtype=np.uint64).reshape(-1, 3).T
+        return out[0].astype(np.int64), out[1].copy(), out[2].copy()
     _, set_mask, dw, starts = _choice_rows(m)
     key = _arrangement_key(dw, set_mask)
     best = np.minimum.reduceat(key, starts) if key.shape[0] != starts.shape[0] else key
@@ -200,8 +229,9 @@ def _expand_discards(masks: np.ndarray, candidates: np.ndarray):
 
 
 def _masks_to_bools(masks):
-    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8")
-    return np.unpackbits(m.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :NUM_CARDS].view(bool)
+    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8", copy=False)
+    # one flat unpack (numpy's unpack along an axis is about twice as slow)
+    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(-1, 64)[:, :NUM_CARDS].view(bool)
 
 
 def deadwood_after_discard_masks(masks: np.ndarray) -> np.ndarray:
@@ -219,32 +249,41 @@ def knock_discards(masks: np.ndarray, limits, allowed: np.ndarray | None = None)
     ``allowed`` (uint64 masks, default: the hand) restricts the discards considered. Exact, but
     only hands that can possibly knock are evaluated in full.
     """
+    return knock_discards_loose(masks, limits, allowed)[0]
+
+
+def knock_discards_loose(masks: np.ndarray, limits, allowed: np.ndarray | None = None):
+    """:func:`knock_discards` and :func:`unmeldable_value` of the same hands, in one pass."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1)
     n = m.shape[0]
     limits = np.broadcast_to(np.asarray(limits, dtype=np.int64), (n,))
-    allowed = m if allowed is None else np.asarray(allowed, dtype=np.uint64) & m
+    allowed = m if allowed is None else np.asarray(allowed, dtype=np.uint64).reshape(-1) & m
     out = np.zeros(n, dtype=np.uint64)
-    p = suit_patterns(m)
-    three, _ = _set_ranks(p)
-    loose = [q & ~(RUN_BITS[q] | three) for q in p]
-    loose_value = sum(SUIT_VALUE[q] for q in loose)
-    # discarding the best card (at most 10) can lower the bound by at most 10
-    maybe = np.flatnonzero(loose_value <= limits + 10)
+    loose, loose_value = _loose_rows(_suit_rows(m))
+    # The loose value is a lower bound on the deadwood after any discard, lowered by the
+    # discarded card's value when that card is loose (at most 10): a discard can only reach the
+    # limit when it is a loose card worth at least (loose value - limit), or when the loose value
+    # is already within the limit (then every allowed discard is a candidate).
+    need = loose_value - limits
+    maybe = np.flatnonzero(need <= 10)
     if maybe.size == 0:
-        return out
-    loose_mask = np.zeros(maybe.size, dtype=np.uint64)
-    for s in range(4):
-        loose_mask |= loose[s][maybe].astype(np.uint64) << _SHIFTS[s]
-    # lower bound after discarding c: loose value minus c's value when c is loose
-    lb = loose_value[maybe][:, None] - CARD_VALUES[None, :] * _masks_to_bools(loose_mask)
-    cand = _masks_to_bools(allowed[maybe]) & (lb <= limits[maybe][:, None])
-    hand_idx, card = np.nonzero(cand)
-    if hand_idx.size == 0:
-        return out
-    dw = min_deadwood_masks(m[maybe][hand_idx] & ~_CARD_BIT[card])
-    ok = dw <= limits[maybe][hand_idx]
+        return out, loose_value
+    need = need[maybe]
+    loose_mask = (loose[:, maybe] << _SUIT_SHIFT_COL).sum(axis=0).view(np.uint64)  # disjoint bits
+    cand = allowed[maybe] & np.where(need <= 0, _VALUE_AT_LEAST[0], loose_mask & _VALUE_AT_LEAST[np.maximum(need, 0)])
+    some = np.flatnonzero(cand)
+    if some.size == 0:
+        return out, loose_value
+    maybe, cand = maybe[some], cand[some]
+    hand_idx, card = np.nonzero(_masks_to_bools(cand))
+    reduced = m[maybe][hand_idx] & ~_CARD_BIT[card]
+    limit = limits[maybe][hand_idx]
+    # the loose value of the 10 cards left is a sharper bound (a discard can leave its meld
+    # partners loose): only the pairs within it are evaluated in full
+    close = np.flatnonzero(_loose_rows(_suit_rows(reduced))[1] <= limit)
+    ok = close[min_deadwood_masks(reduced[close]) <= limit[close]]
     np.bitwise_or.at(out, maybe[hand_idx[ok]], _CARD_BIT[card[ok]])
-    return out
+    return out, loose_value
 
 
 # --- lay-offs --------------------------------------------------------------------------------
@@ -276,6 +315,10 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run
     ks = np.asarray(knocker_set_mask, dtype=np.uint64).reshape(-1)
     kr = np.asarray(knocker_run_mask, dtype=np.uint64).reshape(-1)
     n = d.shape[0]
+    if n < SMALL_BATCH_LAYOFF:
+        rows = [layoff_one(*x) for x in zip(d.tolist(), ks.tolist(), kr.tolist())]
+        out = np.array(rows, dtype=np.uint64).reshape(-1, 4).T
+        return out[0].astype(np.int64), out[1].copy(), out[2].copy(), out[3].copy()
     dp, sp = suit_patterns(d), suit_patterns(ks)
     # 4th cards of the knocker's 3-card sets
     set_three, set_four = _set_ranks(sp)
@@ -317,7 +360,9 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run
 # --- one hand as a Python int (the single-game fast path) -------------------------------------
 # The same method as above, for one hand held in a Python int: at batch size 1 numpy's per-call
 # overhead dominates, and the single-game engine path (core.step with B = 1, the AEC env) runs
-# on these. Tested against the batched functions above on random and meld-rich hands.
+# on these; so do the batched functions below their SMALL_BATCH sizes (the knocks of a step, its
+# settlements, a few hands at a time, whatever B). Tested against the batched functions above on
+# random and meld-rich hands (tests/test_core_single.py, tests/test_perf_paths.py).
 
 _SUIT_VALUE_L = SUIT_VALUE.tolist()
 _RUN_BITS_L = RUN_BITS.tolist()
@@ -339,15 +384,47 @@ def min_deadwood_one(mask: int) -> int:
     if not three:
         return total - rv[p0] - rv[p1] - rv[p2] - rv[p3]
     four = p0 & p1 & p2 & p3
+    # every combination of set choices, as (cards taken out of suits 0..3, their value)
+    combos = [(0, 0, 0, 0, 0)]
+    while three:
+        low = three & -three
+        three ^= low
+        v = _RANK_VALUE_L[low.bit_length() - 1]
+        if four & low:  # none, all four, or three of them (the fourth stays free for a run)
+            choices = ((low, low, low, low, 4 * v), (0, low, low, low, 3 * v), (low, 0, low, low, 3 * v),
+                       (low, low, 0, low, 3 * v), (low, low, low, 0, 3 * v))
+        else:
+            choices = ((p0 & low, p1 & low, p2 & low, p3 & low, 3 * v),)
+        combos += [(a0 | c0, a1 | c1, a2 | c2, a3 | c3, av + cv)
+                   for a0, a1, a2, a3, av in combos for c0, c1, c2, c3, cv in choices]
+    best = total
+    for r0, r1, r2, r3, v in combos:
+        dw = total - v - rv[p0 ^ r0] - rv[p1 ^ r1] - rv[p2 ^ r2] - rv[p3 ^ r3]
+        if dw < best:
+            best = dw
+    return best
+
+
+def best_arrangement_one(mask: int) -> tuple[int, int, int]:
+    """:func:`best_arrangement_masks` for one hand (a Python int): ``(deadwood, set_mask,
+    run_mask)`` of the tie-broken minimum-deadwood arrangement."""
+    p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
+    sv, rv, rb = _SUIT_VALUE_L, _RUN_VALUE_L, _RUN_BITS_L
+    total = sv[p0] + sv[p1] + sv[p2] + sv[p3]
+    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    if not three:
+        return (total - rv[p0] - rv[p1] - rv[p2] - rv[p3], 0,
+                rb[p0] | (rb[p1] << 13) | (rb[p2] << 26) | (rb[p3] << 39))
+    four = p0 & p1 & p2 & p3
     ranks = []
     while three:
         low = three & -three
         ranks.append((low, _RANK_VALUE_L[low.bit_length() - 1], _SET_CHOICES_4 if four & low else _SET_CHOICES_3))
         three ^= low
-    best = total
+    best_key, best_q = None, None
     for choice in itertools.product(*[r[2] for r in ranks]):
         q = [p0, p1, p2, p3]
-        melded = 0
+        melded = set_mask = 0
         for (bit, value, _), suits in zip(ranks, choice):
             if suits is None:
                 continue
@@ -355,10 +432,57 @@ def min_deadwood_one(mask: int) -> int:
                 if q[s] & bit:
                     q[s] ^= bit
                     melded += value
+                    set_mask |= bit << (13 * s)
         dw = total - melded - rv[q[0]] - rv[q[1]] - rv[q[2]] - rv[q[3]]
-        if dw < best:
-            best = dw
-    return best
+        key = (dw << 56) | (set_mask.bit_count() << 52) | set_mask  # the tie-break of _arrangement_key
+        if best_key is None or key < best_key:
+            best_key, best_q = key, q
+    q0, q1, q2, q3 = best_q
+    return best_key >> 56, best_key & ((1 << 52) - 1), rb[q0] | (rb[q1] << 13) | (rb[q2] << 26) | (rb[q3] << 39)
+
+
+_NOT_RANK_ACE_L, _NOT_RANK_KING_L = int(_NOT_RANK_ACE), int(_NOT_RANK_KING)
+
+
+def _grow_one(seed: int, through: int) -> int:
+    """:func:`_grow` for one pair of Python-int masks."""
+    reach = seed & through
+    while True:
+        more = reach | ((((reach << 1) & _NOT_RANK_ACE_L) | ((reach >> 1) & _NOT_RANK_KING_L)) & through)
+        if more == reach:
+            return reach
+        reach = more
+
+
+def layoff_one(defender: int, knocker_set_mask: int, knocker_run_mask: int) -> tuple[int, int, int, int]:
+    """:func:`layoff_masks` for one defender hand (Python ints): ``(final_deadwood, laid_off,
+    defender_set_mask, defender_run_mask)``, the same candidates, subsets and tie-break."""
+    d, ks, kr = defender, knocker_set_mask, knocker_run_mask
+    sp = [(ks >> (13 * s)) & SUIT_BITS for s in range(4)]
+    three = (sp[0] & sp[1] & sp[2]) | (sp[0] & sp[1] & sp[3]) | (sp[0] & sp[2] & sp[3]) | (sp[1] & sp[2] & sp[3])
+    three_only = three & ~(sp[0] & sp[1] & sp[2] & sp[3])
+    targets = 0
+    for s in range(4):
+        targets |= (three_only & ~sp[s] & (d >> (13 * s)) & SUIT_BITS) << (13 * s)
+    cand = targets | (_grow_one(kr, d | kr) & ~kr)
+    cards = []
+    while cand:
+        low = cand & -cand
+        cards.append(low)
+        cand ^= low
+    best_dw, best_laid = None, 0
+    for sub in range(1 << len(cards)):  # in increasing order: ties go to the first subset
+        laid = 0
+        for j, bit in enumerate(cards):
+            if sub >> j & 1:
+                laid |= bit
+        if laid & ~((_grow_one(kr, laid | kr) & ~kr) | targets):
+            continue  # a run card not chained to a knocker's run
+        dw = min_deadwood_one(d & ~laid)
+        if best_dw is None or dw < best_dw:
+            best_dw, best_laid = dw, laid
+    final, dset, drun = best_arrangement_one(d & ~best_laid)
+    return final, best_laid, dset, drun
 
 
 def _loose_one(mask: int) -> tuple[int, int]:

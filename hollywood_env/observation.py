@@ -67,6 +67,9 @@ _CARD_BIT_OR_ZERO = np.concatenate([(np.uint64(1) << np.arange(NUM_CARDS, dtype=
 _DEPTH = ((np.arange(NUM_CARDS)[None, :] + 1) / np.maximum(np.arange(NUM_CARDS + 1), 1)[:, None]).astype(np.float32)
 
 
+#: _PAST_PILE[n, i]: slot i is past the end of a pile of n cards
+_PAST_PILE = np.arange(NUM_CARDS)[None, :] >= np.arange(NUM_CARDS + 1)[:, None]
+
 _UNPACK_SHAPE = (6, 64)
 
 
@@ -117,53 +120,59 @@ def encode(state, viewer=None, games=None, sheet_cache: "SheetCache | None" = No
     if games is None:
         sel, n = slice(None), b
         cur = state.current_player
+        game = np.arange(b)
     else:
         sel = np.asarray(games, dtype=np.int64).reshape(-1)
         n = sel.shape[0]
         cur = state.current_player[sel]
+        game = sel
     me = (cur if viewer is None else np.broadcast_to(np.asarray(viewer), (n,))).astype(np.int64)
-    opp = 1 - me
-    rows = np.arange(n)
     rules = state.rules
     d = observation_size(rules)
     # one spare element at the end absorbs the scatter of the pile's unused slots
     buf = np.empty(n * d + 1, dtype=np.float32)
-    out = buf[: n * d].reshape(n, d)
+    out = buf[:n * d].reshape(n, d)
     if n == 0:
         return out
 
-    # the six 52-card planes: five bit planes, the PILE plane (index 2) filled below
+    # the six 52-card planes: five bit planes, the PILE plane (index 2) written below; flat
+    # indices: 2 g + p is player p of game g, NUM_CARDS g + i slot i of game g's pile
+    own, other = 2 * game + me, 2 * game + (1 - me)
+    hands, known, discarded = state.hands.reshape(-1), state.known.reshape(-1), state.discarded.reshape(-1)
     size = state.pile_size[sel]
-    pile = state.pile[sel]
-    top = pile[rows, np.maximum(size - 1, 0)].astype(np.int64)
+    pile_flat = state.pile.reshape(-1)
+    top = pile_flat[NUM_CARDS * game + np.maximum(size - 1, 0)].astype(np.int64)
     top[size <= 0] = NUM_CARDS
-    hands, known, discarded = state.hands[sel], state.known[sel], state.discarded[sel]
     planes = np.empty((n, 6), dtype=np.uint64)
-    planes[:, 0] = hands[rows, me]
+    planes[:, 0] = hands[own]
     planes[:, 1] = _CARD_BIT_OR_ZERO[top]
     planes[:, 2] = 0
-    planes[:, 3] = known[rows, opp]
-    planes[:, 4] = discarded[rows, opp]
-    planes[:, 5] = discarded[rows, me]
-    bits = np.unpackbits(planes.view(np.uint8).reshape(n, 6, 8), axis=2, bitorder="little")
+    planes[:, 3] = known[other]
+    planes[:, 4] = discarded[other]
+    planes[:, 5] = discarded[own]
+    bits = np.unpackbits(planes.view(np.uint8), bitorder="little").reshape(n, 6, 64)  # one flat unpack
     out[:, :PILE_TOP.start + 5 * NUM_CARDS].reshape(n, 6, NUM_CARDS)[...] = bits[:, :, :NUM_CARDS]
 
     # PILE: scatter (i + 1) / n to the card at depth i; the slots past the pile go to the spare
+    # element at the end of the buffer
     m = int(size.max())
     if m > 0:
-        flat = pile[:, :m] + (rows * d + PILE.start)[:, None]
-        flat[np.arange(m)[None, :] >= size[:, None]] = n * d
+        flat = state.pile[sel, :m] + (np.arange(0, n * d, d) + PILE.start)[:, None]
+        flat[_PAST_PILE[size, :m]] = n * d
         buf[flat] = _DEPTH[size, :m]
 
-    out[:, STOCK] = (NUM_CARDS - state.stock_pos[sel]) / 31.0
+    # the eight scalars (columns STOCK..HAND_NUMBER), built in a small array and copied once
+    scalars = np.empty((n, HAND_NUMBER + 1 - STOCK), dtype=np.float32)
+    scalars[:, 0] = (NUM_CARDS - state.stock_pos[sel]) / 31.0
     phase = state.phase[sel]
-    out[:, PHASE.start] = phase == PHASE_FIRST_UPCARD
-    out[:, PHASE.start + 1] = phase == PHASE_DRAW
-    out[:, PHASE.start + 2] = phase == PHASE_DISCARD
-    out[:, IS_DEALER] = state.dealer[sel] == me
-    out[:, KNOCK_LIMIT] = state.knock_limit[sel] / 10.0
-    out[:, DOUBLED] = state.multiplier[sel] > 1
-    out[:, HAND_NUMBER] = np.minimum(state.hand_number[sel], 100) / 100.0
+    scalars[:, 1] = phase == PHASE_FIRST_UPCARD
+    scalars[:, 2] = phase == PHASE_DRAW
+    scalars[:, 3] = phase == PHASE_DISCARD
+    scalars[:, IS_DEALER - STOCK] = state.dealer[sel] == me
+    scalars[:, KNOCK_LIMIT - STOCK] = state.knock_limit[sel] / 10.0
+    scalars[:, DOUBLED - STOCK] = state.multiplier[sel] > 1
+    scalars[:, HAND_NUMBER - STOCK] = np.minimum(state.hand_number[sel], 100) / 100.0
+    out[:, STOCK:HAND_NUMBER + 1] = scalars
 
     if sheet_cache is None:
         out[:, SHEET_START:] = sheet_features(state, sel, me)
@@ -232,8 +241,11 @@ class SheetCache:
         self._follow(state)
         sheet = state.sheet
         stale = np.flatnonzero(self._version != sheet.version)
-        if stale.size:
-            for v in (0, 1):
-                self._features[stale, v] = sheet_features(state, stale, np.full(stale.size, v))
+        if stale.size:  # both viewers in one call
+            both = sheet_features(state, np.concatenate([stale, stale]), np.repeat(np.arange(2), stale.size))
+            self._features[stale] = both.reshape(2, stale.size, -1).swapaxes(0, 1)
             self._version[stale] = sheet.version[stale]
+        if isinstance(games, slice) and games == slice(None):  # all games: one flat gather
+            b = self._features.shape[0]
+            return self._features.reshape(2 * b, -1)[2 * self._rows + viewer]
         return self._features[self._rows[games], viewer]
