@@ -46,12 +46,11 @@ from .actions import (
     BIG_GIN, DRAW_STOCK, KIND_NONE, KIND_WALL, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
     PHASE_FIRST_UPCARD, PHASE_GAME_OVER, TAKE_DISCARD, action_name,
 )
-from .cards import CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
+from .cards import CARD_BITS, CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
 from .rules import Rules, resolve_rules
 from .scoring import BatchScoresheet, settle_hands
 
-CARD_BIT = (np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
-_CARD_BIT_OR_ZERO = np.concatenate([CARD_BIT, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
+_CARD_BIT_OR_ZERO = np.concatenate([CARD_BITS, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
 
 
 class IllegalActionError(ValueError):
@@ -271,8 +270,8 @@ def _lay_out(state: State, idx: np.ndarray, deck: np.ndarray) -> None:
     """Lay out the card orders ``deck`` as the hands, upcard and stock of the games ``idx``."""
     state.deck[idx] = deck
     dealer = state.dealer[idx].astype(np.int64)
-    non_dealer_cards = np.bitwise_or.reduce(CARD_BIT[deck[:, 0:10]], axis=1)
-    dealer_cards = np.bitwise_or.reduce(CARD_BIT[deck[:, 10:20]], axis=1)
+    non_dealer_cards = np.bitwise_or.reduce(CARD_BITS[deck[:, 0:10]], axis=1)
+    dealer_cards = np.bitwise_or.reduce(CARD_BITS[deck[:, 10:20]], axis=1)
     state.hands[idx, 1 - dealer] = non_dealer_cards
     state.hands[idx, dealer] = dealer_cards
     upcard = deck[:, UPCARD_POS].astype(np.int64)
@@ -415,7 +414,7 @@ def step(state: State, actions, games=None) -> State:
         size = state.pile_size[g] - 1
         top = _flat(state.pile)[NUM_CARDS * g + size].astype(np.int64)
         state.pile_size[g] = size
-        bit = CARD_BIT[top]
+        bit = CARD_BITS[top]
         h = mover[g]
         hands[h] |= bit
         known[h] |= bit
@@ -443,7 +442,7 @@ def step(state: State, actions, games=None) -> State:
     if g.size:
         h = mover[g]
         card = a[g] % KNOCK
-        bit = CARD_BIT[card]
+        bit = CARD_BITS[card]
         hands[h] &= ~bit
         known[h] &= ~bit
         _flat(state.discarded)[h] |= bit
@@ -597,7 +596,7 @@ def _draw_stock(state: State, g: np.ndarray, p: np.ndarray) -> None:
     pos = state.stock_pos[g]
     card = _flat(state.deck)[NUM_CARDS * g + pos]
     state.stock_pos[g] = pos + 1
-    _flat(state.hands)[2 * g + p] |= CARD_BIT[card]
+    _flat(state.hands)[2 * g + p] |= CARD_BITS[card]
     state.taken_card[g] = -1
     state.phase[g] = PHASE_DISCARD
 

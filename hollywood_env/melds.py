@@ -29,7 +29,8 @@ import itertools
 
 import numpy as np
 
-from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask, mask_to_cards
+from .cards import (CARD_BITS, CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask,
+                    mask_to_cards)
 
 U64 = np.uint64
 SUIT_BITS = 0x1FFF
@@ -50,7 +51,6 @@ LOW_BIT_INDEX = np.zeros(8192, dtype=np.int64)
 LOW_BIT_INDEX[1:] = np.array([(p & -p).bit_length() - 1 for p in range(1, 8192)])
 del _P, _BITS, _SEG3
 
-_CARD_BIT = (U64(1) << np.arange(NUM_CARDS, dtype=np.uint64)).astype(np.uint64)
 _SUIT_OF_CARD = np.arange(NUM_CARDS) // 13
 
 
@@ -224,7 +224,7 @@ def _expand_discards(masks: np.ndarray, candidates: np.ndarray):
     """Rows (hand index, card) for every candidate card; the masks without that card."""
     bools = _masks_to_bools(candidates)
     hand_idx, card = np.nonzero(bools)
-    reduced = np.asarray(masks, dtype=np.uint64)[hand_idx] & ~_CARD_BIT[card]
+    reduced = np.asarray(masks, dtype=np.uint64)[hand_idx] & ~CARD_BITS[card]
     return hand_idx, card, reduced
 
 
@@ -276,13 +276,13 @@ def knock_discards_loose(masks: np.ndarray, limits, allowed: np.ndarray | None =
         return out, loose_value
     maybe, cand = maybe[some], cand[some]
     hand_idx, card = np.nonzero(_masks_to_bools(cand))
-    reduced = m[maybe][hand_idx] & ~_CARD_BIT[card]
+    reduced = m[maybe][hand_idx] & ~CARD_BITS[card]
     limit = limits[maybe][hand_idx]
     # the loose value of the 10 cards left is a sharper bound (a discard can leave its meld
     # partners loose): only the pairs within it are evaluated in full
     close = np.flatnonzero(_loose_rows(_suit_rows(reduced))[1] <= limit)
     ok = close[min_deadwood_masks(reduced[close]) <= limit[close]]
-    np.bitwise_or.at(out, maybe[hand_idx[ok]], _CARD_BIT[card[ok]])
+    np.bitwise_or.at(out, maybe[hand_idx[ok]], CARD_BITS[card[ok]])
     return out, loose_value
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
-from .cards import NUM_CARDS
+from .cards import CARD_BITS, NUM_CARDS
 from .rules import Rules
 
 #: the table of the module docstring (the env modules include it in their documentation)
@@ -62,7 +62,7 @@ def sheet_slice(rules: Rules) -> slice:
     return slice(SHEET_START, observation_size(rules))
 
 
-_CARD_BIT_OR_ZERO = np.concatenate([(np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)), np.zeros(1, dtype=np.uint64)])
+_CARD_BIT_OR_ZERO = np.concatenate([CARD_BITS, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
 #: _DEPTH[n, i] = (i + 1) / n as float32 (the PILE value of the i-th card of a pile of n)
 _DEPTH = ((np.arange(NUM_CARDS)[None, :] + 1) / np.maximum(np.arange(NUM_CARDS + 1), 1)[:, None]).astype(np.float32)
 
