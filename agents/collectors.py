@@ -339,3 +339,27 @@ def make_collector(shard_cls, cfg, net: torch.nn.Module, start_update: int = 1, 
     learner's league (for worker restarts)."""
     cls = {"local": LocalCollector, "ray": RayCollector}[cfg.collector.kind]
     return cls(shard_cls, cfg, net, start_update, snapshots, snapshot_weights)
+
+
+def snapshot_weights(league, ids=None) -> dict:
+    """``{id: (name, state_dict)}`` of the league's snapshots ``ids`` (default: every snapshot it
+    still holds, pool or not), for checkpoints and for shards that must rebuild them."""
+    if ids is None:
+        ids = [k for k in league.policies if k not in league.bot_ids]
+    return {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}
+
+
+def open_collector(shard_cls, cfg, net, league, start_update: int, saved_state=None):
+    """The run's collector (:func:`agents.collectors.make_collector`) over ``shard_cls`` shards,
+    seeded with the learner league's pool; with ``saved_state`` (a checkpoint's) the shards
+    continue the saved games."""
+    pool = list(snapshot_weights(league, league.snapshot_ids).values())
+    collector = make_collector(shard_cls, cfg, net, start_update, pool,
+                               snapshot_weights=lambda ids: snapshot_weights(league, ids))
+    if saved_state is not None:
+        try:
+            collector.set_state(saved_state, snapshot_weights(league))
+        except BaseException:
+            collector.close()
+            raise
+    return collector

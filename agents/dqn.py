@@ -525,10 +525,10 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     (tests, tooling). Checkpoints, resume and stopping on signals work as in
     :func:`agents.ppo.train`."""
     from agents.checkpoint import load_checkpoint, save_checkpoint
-    from agents.collectors import make_collector
     from agents.league import League
     from agents.policies import DQNPolicy
     from agents.stopping import RunGuard
+    from agents.collectors import open_collector, snapshot_weights
     from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
@@ -572,8 +572,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 "target_model": target_net.state_dict(), "optimizer": optimizer.state_dict(),
                 "grad_steps": grad_steps, "torch_generator": gen.get_state(), "numpy_rng": rng.bit_generator.state,
                 "league": league.get_state(),
-                "snapshots": {k: (league.names[k], league.policies[k].net.state_dict())
-                              for k in league.policies if k not in league.bot_ids},
+                "snapshots": snapshot_weights(league),
                 "additions": list(additions), "collector": collector.get_state(), "buffer": buffer.get_state()}
         return ckpt
 
@@ -602,14 +601,10 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     # snapshots promoted since the last rollout (sent to the shards with the next one)
     additions: list[tuple[str, dict]] = list(saved["train_state"]["additions"]) if saved else []
     metrics: dict = {}
-    weights_of = lambda ids: {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}  # noqa: E731
-    pool = list(weights_of(league.snapshot_ids).values())
-    collector = make_collector(DQNShard, cfg, q_net, start_update, pool, snapshot_weights=weights_of)
+    collector = open_collector(DQNShard, cfg, q_net, league, start_update,
+                               saved["train_state"]["collector"] if saved else None)
     try:
-        if saved:
-            collector.set_state(saved["train_state"]["collector"], weights_of(
-                [k for k in league.policies if k not in league.bot_ids]))
-        else:  # update 0: a run killed before its first checkpoint can still resume
+        if not saved:  # update 0: a run killed before its first checkpoint can still resume
             save(latest, checkpoint(0))
         with RunGuard(latest, cfg.log.checkpoint_every, num_updates, start_update - 1, checkpoint, save,
                       run_dir) as guard:

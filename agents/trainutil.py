@@ -139,3 +139,4 @@ def league_after_update(league, snapshot, update: int, cfg, rules, batches, addi
             save_best(update)
     league.forget_unused(np.array(sorted({k for b in batches for k in b.live}), dtype=np.int64))
     return out
+
