@@ -23,6 +23,24 @@ from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ActorCritic, DuelingQNetwork, MaskedCategorical, masked_logits
 
 
+def _load_for(path, algo: str, rules=None) -> dict:
+    """The ``algo`` checkpoint at ``path``, checked against this code's features and, when
+    ``rules`` are given, against the observation size those rules give (a network trained with
+    another number of columns cannot read them)."""
+    ckpt = load_checkpoint(path, expect_algo=algo)
+    if ckpt.get("features") != FEATURES_VERSION:
+        raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
+    if rules is not None:
+        from hollywood_env.observation import observation_size
+        from hollywood_env.rules import resolve_rules
+
+        d = observation_size(resolve_rules(rules)) + NUM_FEATURES
+        if d != ckpt["obs_dim"]:
+            raise ValueError(f"{algo}:{path} was trained on observations of size {ckpt['obs_dim']}, "
+                             f"these rules give {d} (other number of columns?)")
+    return ckpt
+
+
 class PPOPolicy:
     """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
 
@@ -53,9 +71,7 @@ class PPOPolicy:
 
     @classmethod
     def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
-        ckpt = load_checkpoint(path, expect_algo="ppo")
-        if ckpt.get("features") != FEATURES_VERSION:
-            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
+        ckpt = _load_for(path, "ppo", rules)
         net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
         net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
@@ -103,17 +119,7 @@ class DQNPolicy:
 
     @classmethod
     def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
-        ckpt = load_checkpoint(path, expect_algo="dqn")
-        if ckpt.get("features") != FEATURES_VERSION:
-            raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
-        if rules is not None:
-            from hollywood_env.observation import observation_size
-            from hollywood_env.rules import resolve_rules
-
-            d = observation_size(resolve_rules(rules)) + NUM_FEATURES
-            if d != ckpt["obs_dim"]:
-                raise ValueError(f"dqn:{path} was trained on observations of size {ckpt['obs_dim']}, "
-                                 f"these rules give {d} (other number of columns?)")
+        ckpt = _load_for(path, "dqn", rules)
         net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
         net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)

@@ -78,6 +78,8 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     ckpt = load_checkpoint(run1)
     assert ckpt["algo"] == "ppo" and ckpt["config"]["seed"] == 0
     policy = PPOPolicy.from_checkpoint(run1 / "checkpoints" / "latest.pt")
+    with pytest.raises(ValueError, match="other number of columns"):  # one-column rules: a clear error
+        PPOPolicy.from_checkpoint(run1, rules="gin-rummy")
     state = core.init(8, "hollywood", seed=1)
     a = policy(encode(state), state.legal_action_mask)
     assert state.legal_action_mask[np.arange(8), a].all()

@@ -180,13 +180,14 @@ def test_a_write_cut_off_midway_leaves_the_previous_checkpoint(tmp_path):
 
 
 def test_stop_signals_first_requests_second_interrupts():
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     with StopSignals() as stop:
         assert not stop.requested
         os.kill(os.getpid(), signal.SIGTERM)
         assert stop.signum == signal.SIGTERM  # the process did not die: only a request
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL or callable(signal.getsignal(signal.SIGTERM))
+    assert {s: signal.getsignal(s) for s in before} == before  # the previous handlers are back
 
 
 # --- exact resume ---------------------------------------------------------------------------------
