@@ -262,6 +262,11 @@ add_passthrough("train", "train a PPO or DQN agent from a YAML config (see exper
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics", "experiments.train:reproduce_main")
 add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",
                 "experiments.sweep:sweep_main")
+add_passthrough("play", "play against any agent in the browser (needs the play extra; see experiments/play)",
+                "experiments.play.commands:play_main")
+add_passthrough("replay", "print a game log of `hollywood play` hand by hand", "experiments.play.commands:replay_main")
+add_passthrough("play-results", "the human's results per opponent from a folder of game logs, with 95% intervals",
+                "experiments.play.commands:results_main")
 add_command("evaluate", "head-to-head of two agents with duplicate deals and 95% intervals", _add_evaluate, _run_evaluate)
 add_command("tournament", "round robin: pairwise win rates, ratings, CSV/JSON/Markdown/heatmap", _add_tournament,
             _run_tournament)
