@@ -13,12 +13,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# CPU build of torch from local disk first; the pyproject range (torch>=2.2) then installs nothing more.
 	$(BIN)/pip install -q torch==2.13.0 || $(BIN)/pip install -q "torch>=2.2"
-	$(BIN)/pip install -q -e ".[dev,plot]"
+	$(BIN)/pip install -q -e ".[dev,plot,play,play-test]"
 	touch $(STAMP)
 
 setup: $(STAMP)
 
 test: $(STAMP)
+	@$(BIN)/python tests/browser_check.py || true
 	$(BIN)/python -m pytest -q -n 2 -m "not slow and not ray"
 
 test-slow: $(STAMP)
