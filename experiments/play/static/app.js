@@ -310,7 +310,7 @@ function renderResult(v) {
   let title = RESULT_TITLE[r.kind];
   if (r.kind !== "wall") title += ` — ${r.winner === "you" ? "you score" : "the opponent scores"} ${r.points}`;
   $("result-title").textContent = `Hand ${r.number}: ${title}`;
-  $("result-text").textContent = r.explanation;
+  $("result-text").textContent = prettyCards(r.explanation);
   const box = $("result-hands"); box.innerHTML = "";
   for (const who of ["opponent", "you"]) {
     const h = r.hands[who];
@@ -340,9 +340,15 @@ function renderResult(v) {
   $("btn-result-replay").hidden = !over;
 }
 
+// "7h" -> "7♥" in the server's sentences
+function prettyCards(text) {
+  return (text || "").replace(/(^|[^A-Za-z0-9])([A2-9TJQK])([cdhs])(?![A-Za-z0-9])/g,
+    (all, pre, r, s) => pre + (RANK_TEXT[r] || r) + SUIT_SYMBOL[s]);
+}
+
 function showMessage(text, error = false) {
   const m = $("message");
-  m.textContent = text || "";
+  m.textContent = prettyCards(text);
   m.classList.toggle("error", !!error);
 }
 
