@@ -133,8 +133,11 @@ async function show(view, opts = {}) {
 function render() {
   const v = ui.view;
   if (!v) return;
+  document.body.dataset.version = String(v.version);   // for tests and scripts driving the page
+  document.body.dataset.status = v.status;
   document.body.classList.toggle("four-colour", prefs.fourColour);
-  document.body.className = document.body.className.replace(/felt-\w+/, "") + ` felt-${prefs.felt}`;
+  document.body.classList.remove("felt-green", "felt-blue", "felt-red");
+  document.body.classList.add(`felt-${prefs.felt}`);
   const r = v.rules;
   const preset = r.preset === "hollywood" ? "Hollywood (3 games)" : r.preset;
   $("match-label").textContent = `Match #${v.seed}${v.kind === "daily" ? " (daily deal)" : ""} · vs ${v.opponent} · ${preset}`;
@@ -348,7 +351,8 @@ function prettyCards(text) {
 
 function showMessage(text, error = false) {
   const m = $("message");
-  m.textContent = prettyCards(text);
+  const t = prettyCards(text);
+  m.textContent = t.charAt(0).toUpperCase() + t.slice(1);
   m.classList.toggle("error", !!error);
 }
 
