@@ -7,6 +7,8 @@ spec                          agent
 ``neller`` ``hollywood``
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
                               ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
+``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
+                              weights only, never its pickles (:mod:`agents.sb3_policy`)
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
 ============================  ==================================================================
 
@@ -297,3 +299,5 @@ register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
+register_prefix("sb3", checkpoint_loader("sb3", "agents.sb3_policy:SB3Policy.from_zip"),
+                "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/sb3_policy.py)")

@@ -7,9 +7,13 @@
   choosing the learner's actions.
 * self-play batch: :class:`hollywood_env.SelfPlayBatch`, random legal actions for both seats
   (decisions/s).
-* AEC env: ``hollywood_env.env()`` (with PettingZoo's wrappers) and ``raw_env``, random legal
-  actions from the observation's mask, the usual ``agent_iter`` / ``last`` / ``step`` loop,
-  resetting after every match. Steps/s = decisions/s.
+* AEC env: ``hollywood_env.env()`` (the classic wrappers' checks built in), ``wrapped_env()``
+  (``raw_env`` in PettingZoo's three wrapper objects, what ``env()`` was before issue 18) and
+  ``raw_env``, random legal actions from the observation's mask, the usual ``agent_iter`` /
+  ``last`` / ``step`` loop, resetting after every match. Steps/s = decisions/s.
+* RLCard ``gin-rummy`` (when rlcard is installed: the ``bench`` extra): ``env.run`` with random
+  agents, as in ``benchmarks/throughput.py``; the last line is ``env()`` / RLCard, measured in
+  the same run (pin to one core for the one-core figure: ``taskset -c 0``).
 * AEC ceiling: a do-nothing AEC env with the same spaces (its matches last 500 steps) in the
   same loop, bare and in the same PettingZoo wrappers as ``env()``: the most any AEC env can
   reach here, and the cost of the wrappers alone.
@@ -31,10 +35,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # throughput.RLCardRun
 
 import hollywood_env as H  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
-from hollywood_env.aec_env import raw_env  # noqa: E402
+from hollywood_env.aec_env import raw_env, wrapped_env  # noqa: E402
 from hollywood_env.selfplay import random_legal_actions  # noqa: E402
 
 
@@ -144,6 +149,16 @@ def bench_aec(make, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def bench_rlcard(seconds: float) -> float | None:
+    """RLCard gin-rummy decisions/s (``benchmarks/throughput.py``'s loop), None without rlcard."""
+    try:
+        from throughput import RLCardRun
+        run = RLCardRun()
+    except ImportError:
+        return None
+    return run(seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
@@ -157,10 +172,16 @@ def main() -> None:
         rows.append((f"vector env, random opponent, num_envs={n}", "learner steps/s", total, env_only, 500_000 if n == 4096 else None))
     for n in args.sizes:
         rows.append((f"self-play batch, num_games={n}", "decisions/s", bench_selfplay(n, args.seconds, args.rules), None, None))
-    rows.append(("AEC env: hollywood_env.env() (wrapped)", "steps/s", bench_aec(lambda: H.env(rules=args.rules), args.seconds), None, 20_000))
+    aec_env = bench_aec(lambda: H.env(rules=args.rules), args.seconds)
+    rows.append(("AEC env: hollywood_env.env()", "steps/s", aec_env, None, 20_000))
+    rows.append(("AEC env: wrapped_env() (PettingZoo wrappers)", "steps/s",
+                 bench_aec(lambda: wrapped_env(rules=args.rules), args.seconds), None, None))
     rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, 20_000))
     rows.append(("AEC ceiling: do-nothing env, wrapped as env()", "steps/s", bench_aec(wrapped_null_aec, args.seconds), None, None))
     rows.append(("AEC ceiling: do-nothing env, bare", "steps/s", bench_aec(NullAEC, args.seconds), None, None))
+    rlcard = bench_rlcard(args.seconds)
+    if rlcard is not None:
+        rows.append(("RLCard gin-rummy, env.run (random agents)", "decisions/s", rlcard, None, None))
 
     print(f"numpy {np.__version__}, Python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs visible; rules {args.rules}; {args.seconds:g} s per row")
@@ -171,6 +192,10 @@ def main() -> None:
         eo = f"{env_only:>12,.0f}" if env_only is not None else f"{'':>12}"
         tg = f"{target:>9,}" if target else f"{'':>9}"
         print(f"| {name:<46} | {unit:<15} | {value:>12,.0f} | {eo} | {tg} |")
+    if rlcard is not None:
+        print(f"env() / RLCard: {aec_env / rlcard:.2f}x (same run)")
+    else:
+        print("RLCard not installed (pip install rlcard, or the bench extra): no env() / RLCard ratio")
 
 
 if __name__ == "__main__":

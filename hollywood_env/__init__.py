@@ -9,7 +9,7 @@ from .rewards import MODES as REWARD_MODES, RewardConfig
 
 __all__ = ["Rules", "PRESETS", "resolve_rules", "actions", "cards", "melds", "__version__",
            "RewardConfig", "REWARD_MODES", "env", "raw_env", "HollywoodGinVectorEnv", "HollywoodGinEnv",
-           "SelfPlayBatch", "RandomOpponent"]
+           "SelfPlayBatch", "RandomOpponent", "HollywoodGinSB3VecEnv", "hollywood_gin_v0"]
 
 
 def env(**kwargs):
@@ -25,10 +25,15 @@ _LAZY = {
     "HollywoodGinEnv": ("vector_env", "HollywoodGinEnv"),
     "SelfPlayBatch": ("selfplay", "SelfPlayBatch"),
     "RandomOpponent": ("selfplay", "RandomOpponent"),
+    "HollywoodGinSB3VecEnv": ("sb3", "HollywoodGinSB3VecEnv"),  # needs the sb3 extra
 }
 
 
 def __getattr__(name):  # lazy: pettingzoo and gymnasium load only when an env is used
+    if name == "hollywood_gin_v0":  # the versioned PettingZoo module (from hollywood_env import hollywood_gin_v0)
+        import importlib
+
+        return importlib.import_module(".hollywood_gin_v0", __name__)
     if name in _LAZY:
         import importlib
 

@@ -59,9 +59,12 @@ key                    value
 =====================  ==========================================================================
 
 Illegal actions: :class:`raw_env` raises ``IllegalActionError`` (a ``ValueError``) naming the
-agent, the action and the legal actions; :func:`env` wraps it in PettingZoo's classic wrappers
-(``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends the game with -1 for the
-offender and a warning; ``AssertOutOfBoundsWrapper``; ``OrderEnforcingWrapper``).
+agent, the action and the legal actions; :func:`env` behaves as ``raw_env`` in PettingZoo's
+classic wrappers (``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends the game
+with -1 for the offender and a warning; ``AssertOutOfBoundsWrapper``: an action outside
+``Discrete(108)`` raises ``AssertionError``; ``OrderEnforcingWrapper``), with that behaviour
+built into :class:`classic_env` instead of three wrapper objects (:func:`wrapped_env` gives the
+wrapper objects themselves).
 
 Rendering: ``render_mode="ansi"`` returns the text of :func:`hollywood_env.render.render_state`
 seen by the agent to act, exactly what that agent may read: its hand grouped in melds, its
@@ -79,18 +82,11 @@ other action raises ``ResetNeededError``.
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
 legal mask, on Python ints), and the env keeps the scoresheet part of the observations between
 hands. PettingZoo's three wrappers cost about as much again as ``raw_env`` itself (a do-nothing
-env in the same wrappers runs about 25k steps/s on one core here; ``benchmarks/env_throughput.py``
-measures both): for speed, use ``raw_env`` with the mask, or the vector env.
+env in the same wrappers runs about 22-25k steps/s on one core here), which is why :func:`env`
+does their checks itself (a few attribute reads per step): it runs at about ``raw_env``'s speed
+(``benchmarks/env_throughput.py`` measures ``env()``, ``wrapped_env()``, ``raw_env`` and RLCard).
 
-Version history:
-
-* ``hollywood_gin_v0`` (2026-11): first release.
-* ``hollywood_gin_v0``, issue 12 (the name is kept: observations, actions, rewards and dynamics
-  are unchanged): after a wall each agent's info and the render hold that agent's own hand only
-  (both hands before, which the rules never reveal); ``step()``, ``observe()``, ``last()`` and
-  ``render()`` before ``reset()`` and a non-None ``step()`` after the end raise
-  ``ResetNeededError`` (they raised ``AttributeError`` / ``KeyError``, or rendered a note), and
-  ``step(None)`` after the end is ignored with PettingZoo's warning.
+Version history: the table in :mod:`hollywood_env.hollywood_gin_v0` (the versioned module).
 """
 
 from __future__ import annotations
@@ -117,7 +113,7 @@ from .rules import Rules, resolve_rules
 from .selfplay import slot_seeds_for
 from .vector_env import ResetNeededError, observation_space_for
 
-__all__ = ["env", "raw_env", "IllegalActionError", "ResetNeededError"]
+__all__ = ["env", "raw_env", "classic_env", "wrapped_env", "IllegalActionError", "ResetNeededError"]
 
 _WALL = KIND_NAMES[KIND_WALL]
 
@@ -126,7 +122,17 @@ IllegalActionError = core.IllegalActionError
 
 
 def env(**kwargs):
-    """The AEC env wrapped in PettingZoo's classic wrappers (see the module docstring)."""
+    """The AEC env with the behaviour of PettingZoo's classic wrappers (an illegal move ends the
+    game with -1, actions out of bounds are refused, calls out of order are errors): a
+    :class:`classic_env` (see the module docstring). ``wrapped_env(**kwargs)`` gives the same
+    env inside PettingZoo's own wrapper classes."""
+    return classic_env(**kwargs)
+
+
+def wrapped_env(**kwargs):
+    """``raw_env`` in PettingZoo's classic wrappers (``TerminateIllegalWrapper(illegal_reward=-1)``,
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): what :func:`env` returned before
+    issue 18; it behaves as :func:`env` does, at about half the speed."""
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
@@ -309,3 +315,112 @@ class raw_env(AECEnv, EzPickle):
             legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(mask))
             raise IllegalActionError(f"illegal action {a} ({name}) for {agent}; legal actions: {legal or 'none'}")
         return a
+
+
+_ORDER_ATTRS = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")
+
+
+class classic_env(raw_env):
+    """:class:`raw_env` with what PettingZoo's three classic wrappers do built in, in the same
+    order and with the same errors and warnings, at a fraction of their cost (what :func:`env`
+    returns):
+
+    * ``OrderEnforcingWrapper``: ``rewards``, ``terminations``, ``truncations``, ``infos``,
+      ``agent_selection``, ``agents`` and ``num_agents`` raise ``AttributeError`` before the
+      first ``reset()``; ``step``, ``observe``, ``render`` and ``agent_iter`` before it raise
+      PettingZoo's ``AssertionError`` ("reset() needs to be called before step." ...); a step
+      once every agent is done is ignored with PettingZoo's warning; ``agent_iter`` asserts that
+      each agent it yields was stepped ("need to call step() or reset() in a loop over
+      `agent_iter`").
+    * ``AssertOutOfBoundsWrapper``: an action outside ``Discrete(108)`` (or None for an agent
+      that is not done) raises ``AssertionError("action is not in action space ...")``.
+    * ``TerminateIllegalWrapper(illegal_reward=-1)``: a legal-range action that the mask forbids
+      ends the game: PettingZoo's illegal-move warning, every agent terminated and truncated,
+      ``illegal_reward`` (default -1) for the offender and 0 for the other.
+    """
+
+    def __init__(self, illegal_reward: float = -1.0, **kwargs):
+        super().__init__(**kwargs)
+        EzPickle.__init__(self, illegal_reward=illegal_reward, **kwargs)
+        self._illegal_reward = float(illegal_reward)
+        self._has_reset = False
+        self._has_updated = False
+        self._ended_illegal = False
+        for name in _ORDER_ATTRS:  # set by reset(); read before it, __getattr__ raises as the wrapper does
+            self.__dict__.pop(name, None)
+
+    def __getattr__(self, name):
+        if name in _ORDER_ATTRS or name == "num_agents":
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def reset(self, seed=None, options=None):
+        self._has_reset = True
+        self._has_updated = True
+        self._ended_illegal = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def render(self):
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIter(self, max_iter)
+
+    def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        # AssertOutOfBoundsWrapper
+        if not ((action is None and dead) or (type(action) is int and 0 <= action < NUM_ACTIONS)
+                or self.action_spaces[agent].contains(action)):
+            raise AssertionError(f"action is not in action space: {action!r} for {agent}; allowed: an integer in "
+                                 f"0..{NUM_ACTIONS - 1}" + (", or None (the agent is done)" if dead else ""))
+        # TerminateIllegalWrapper: the mask the agent to act was shown is the game's legal mask
+        if not dead and not self.state.legal_action_mask[0, int(action)]:
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.truncations, 0)
+            self.rewards[agent] = self._illegal_reward
+            self._accumulate_rewards()
+            self._deads_step_first()
+            self._ended_illegal = True
+            self._obs_cache = {}
+            return
+        super().step(action)
+
+
+class _OrderEnforcingIter:
+    """PettingZoo's ``AECOrderEnforcingIterator`` for :class:`classic_env`."""
+
+    def __init__(self, env: classic_env, max_iter: int):
+        self.env = env
+        self.iters_til_term = max_iter
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        env = self.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        if not env._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        env._has_updated = False
+        return env.agent_selection

@@ -6,6 +6,13 @@
   the discard pile's top, the stock size, the scoresheet, and, when the last step ended a hand,
   what its end revealed: after a knock, gin or big gin both hands, the melds, the lay-offs and
   the score; after a wall (nobody lays down) the viewer's own hand only.
+* :func:`render_rgb`: the same table as a picture, an ``(H, W, 3)`` uint8 array (the envs'
+  ``render_mode="rgb_array"``, for Gymnasium's ``RecordVideo`` and Stable-Baselines3): the
+  viewer's hand face up, the opponent's hand face down except the cards it took from the pile,
+  the discard pile's top and size, the stock count, the last hand's result (the opponent's
+  hand face up after a knock, gin or big gin) and the scoresheet. It draws only
+  :func:`table_view`, the plain facts the viewer may see, so no hidden card can reach it.
+  Drawn with Pillow (a dependency of the core install) and its built-in font.
 
 What a viewer is shown never depends on a card the rules keep from it (RULES.md section 2):
 the opponent's hand stays hidden while a hand is played and after a wall. Only
@@ -172,3 +179,169 @@ def render_state(state, game: int = 0, viewer: int | None = None, names=DEFAULT_
                      f"{len(mask_to_cards(int(state.hands[g, opp])))} cards")
     lines.append(format_scoresheet(state, g, names))
     return "\n".join(lines)
+
+
+# --- pictures -------------------------------------------------------------------------------------
+
+#: size of :func:`render_rgb`'s picture (height, width)
+RGB_SHAPE = (420, 640)
+_CARD_W, _CARD_H, _GAP = 38, 54, 4
+_GREEN, _WHITE, _BLACK, _RED = (20, 100, 50), (250, 250, 245), (20, 20, 20), (200, 30, 30)
+_BACK, _GOLD, _GREY = (40, 60, 150), (240, 200, 60), (200, 215, 200)
+
+
+def table_view(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None) -> dict:
+    """What ``viewer`` (a seat; default: the player to act) may see of ``game``, as plain values:
+    everything :func:`render_rgb` draws. The opponent's hand is its size and the cards it took
+    from the pile (``known``); the stock is its size; after a wall the ended hand's record holds
+    the viewer's own hand only (:func:`hand_summary`)."""
+    g = int(game)
+    me = int(state.current_player[g]) if viewer is None else int(viewer)
+    opp = 1 - me
+    sheet = state.sheet
+    c = state.rules.columns
+    top = int(state.pile_top[g])
+    hand = mask_to_cards(int(state.hands[g, me]))
+    melds, deadwood = best_arrangement(hand) if hand else ([], 0)
+    melded = [card for m in melds for card in m]
+    return {
+        "title": title,
+        "names": tuple(names), "viewer": me, "to_act": int(state.current_player[g]),
+        "phase": int(state.phase[g]), "over": bool(state.terminated[g] or state.phase[g] == PHASE_GAME_OVER),
+        "truncated": bool(state.truncated[g]), "match_winner": int(state.match_winner[g]),
+        "hand_number": int(state.hand_number[g]), "dealer": int(state.dealer[g]),
+        "stock": int(state.stock_size[g]), "pile_size": int(state.pile_size[g]), "pile_top": top,
+        "knock_limit": int(state.knock_limit[g]), "doubled": bool(state.multiplier[g] > 1),
+        "hand": melded + [card for card in hand if card not in set(melded)], "melded": len(melded),
+        "deadwood": int(deadwood),
+        "opp_count": len(mask_to_cards(int(state.hands[g, opp]))),
+        "opp_known": mask_to_cards(int(state.known[g, opp])),
+        "summary": hand_summary(state, g, names, viewer=me),
+        "sheet": [[(bool(sheet.opened[g, p, k]), int(sheet.columns[g, p, k]), int(sheet.hands_scored[g, p, k]),
+                    int(sheet.game_winner[g, k]) == p) for k in range(c)] for p in (0, 1)],
+        "totals": [int(t) for t in sheet.totals(np.array([g]))[0].sum(axis=1)],
+        "target": int(state.rules.target),
+    }
+
+
+_FONTS: dict = {}
+
+
+def _font(size: int):
+    font = _FONTS.get(size)
+    if font is None:
+        from PIL import ImageFont
+        try:
+            font = ImageFont.load_default(size=size)
+        except TypeError:  # Pillow < 10.1: the fixed-size bitmap font
+            font = ImageFont.load_default()
+        _FONTS[size] = font
+    return font
+
+
+def _draw_card(draw, x: int, y: int, card: int | None, highlight: bool = False) -> None:
+    """A card face (``card``) or back (None) with its top-left corner at ``(x, y)``."""
+    box = (x, y, x + _CARD_W, y + _CARD_H)
+    if card is None:
+        draw.rounded_rectangle(box, radius=4, fill=_BACK, outline=_WHITE, width=2)
+        draw.line((x + 6, y + 6, x + _CARD_W - 6, y + _CARD_H - 6), fill=(90, 110, 200), width=2)
+        draw.line((x + _CARD_W - 6, y + 6, x + 6, y + _CARD_H - 6), fill=(90, 110, 200), width=2)
+        return
+    draw.rounded_rectangle(box, radius=4, fill=_WHITE, outline=_GOLD if highlight else _BLACK, width=3 if highlight else 1)
+    text = format_card(card)
+    color = _RED if text[-1] in "hd" else _BLACK
+    rank = "10" if text[0] == "T" else text[0]
+    draw.text((x + 4, y + 3), rank, fill=color, font=_font(16))
+    draw.text((x + _CARD_W - 14, y + _CARD_H - 22), text[-1], fill=color, font=_font(16))
+
+
+def _draw_row(draw, x: int, y: int, cards, backs: int = 0, highlight: int = 0) -> None:
+    """``cards`` face up (the first ``highlight`` outlined), then ``backs`` cards face down."""
+    step = _CARD_W + _GAP
+    for i, card in enumerate(cards):
+        _draw_card(draw, x + i * step, y, card, highlight=i < highlight)
+    for j in range(backs):
+        _draw_card(draw, x + (len(cards) + j) * step, y, None)
+
+
+def render_rgb(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None) -> np.ndarray:
+    """A picture of ``game`` seen by ``viewer`` (default: the player to act): an ``RGB_SHAPE + (3,)``
+    uint8 array. It draws :func:`table_view` only: the viewer's hand face up (melds first,
+    outlined in gold), the opponent's cards face down except those it took from the pile, the
+    stock (a card back and its count), the discard pile (its top card and size), the knock
+    limit, the last hand's result (after a knock, gin or big gin both hands are laid out, so the
+    opponent's is shown face up; after a wall nothing more) and the scoresheet."""
+    return draw_view(table_view(state, game, viewer, names, title))
+
+
+def draw_view(view: dict) -> np.ndarray:
+    """The picture of a :func:`table_view` (see :func:`render_rgb`)."""
+    from PIL import Image, ImageDraw
+
+    h, w = RGB_SHAPE
+    img = Image.new("RGB", (w, h), _GREEN)
+    draw = ImageDraw.Draw(img)
+    names, me = view["names"], view["viewer"]
+    opp = 1 - me
+    small, text_font = _font(12), _font(14)
+    head = (view["title"] + ": ") if view["title"] else ""
+    if view["over"]:
+        mw = view["match_winner"]
+        head += "Match over: " + ("a draw." if mw not in (0, 1) else f"{names[mw]} wins the match.")
+    else:
+        what = {PHASE_FIRST_UPCARD: "take the first upcard or pass", PHASE_DRAW: "draw",
+                PHASE_DISCARD: "discard or knock"}.get(view["phase"], PHASE_NAMES[view["phase"]])
+        head += (f"Hand {view['hand_number'] + 1}, dealer {names[view['dealer']]}; {names[view['to_act']]} to {what}"
+                 + (" (truncated)" if view["truncated"] else ""))
+    draw.text((10, 6), head, fill=_WHITE, font=text_font)
+    # the opponent: the cards it took from the pile face up, the rest face down
+    known = sorted(view["opp_known"])
+    draw.text((10, 28), f"{names[opp]}: {view['opp_count']} cards ({len(known)} taken from the pile)",
+              fill=_GREY, font=small)
+    _draw_row(draw, 10, 44, known, backs=max(0, view["opp_count"] - len(known)))
+    # the stock and the discard pile
+    y = 112
+    _draw_card(draw, 10, y, None)
+    draw.text((10 + _CARD_W + 6, y + 18), f"stock {view['stock']}", fill=_WHITE, font=text_font)
+    px = 130
+    if view["pile_top"] >= 0:
+        _draw_card(draw, px, y, view["pile_top"])
+    else:
+        draw.rounded_rectangle((px, y, px + _CARD_W, y + _CARD_H), radius=4, outline=_GREY, width=1)
+    draw.text((px + _CARD_W + 6, y + 18), f"pile {view['pile_size']}", fill=_WHITE, font=text_font)
+    draw.text((260, y + 18), f"knock limit {view['knock_limit']}" + ("   score doubled" if view["doubled"] else ""),
+              fill=_WHITE, font=text_font)
+    # the viewer's hand
+    y = 180
+    draw.text((10, y), f"{names[me]} (this view): deadwood {view['deadwood']}", fill=_GREY, font=small)
+    _draw_row(draw, 10, y + 16, view["hand"], highlight=view["melded"])
+    # the last hand's result
+    y = 256
+    s = view["summary"]
+    if s is not None:
+        if s["kind"] == "wall":
+            line = "Last hand: the wall, nobody scores."
+        else:
+            line = (f"Last hand: {s['kind']} by {s['knocker']}; {s['winner']} scores {s['points']} "
+                    f"(deadwood {s['knocker_deadwood']} vs {s['defender_deadwood']})")
+        draw.text((10, y), line, fill=_GOLD, font=text_font)
+        other = s["hands"].get(names[opp])
+        if other is not None:  # laid out at a knock, gin or big gin
+            draw.text((10, y + 20), f"{names[opp]} laid out:", fill=_GREY, font=small)
+            _draw_row(draw, 130, y + 20, sorted(other))
+    # the scoresheet
+    y = 340
+    cols = len(view["sheet"][0])
+    draw.text((10, y), "Scoresheet", fill=_WHITE, font=text_font)
+    for k in range(cols):
+        draw.text((150 + 110 * k, y), f"game {k + 1}", fill=_WHITE, font=text_font)
+    draw.text((150 + 110 * cols, y), "total", fill=_WHITE, font=text_font)
+    for p in (0, 1):
+        yy = y + 20 + 20 * p
+        draw.text((10, yy), names[p], fill=_WHITE, font=text_font)
+        for k, (opened, points, hands, won) in enumerate(view["sheet"][p]):
+            cell = (f"{points} ({hands})" if opened else "-") + (" W" if won else "")
+            draw.text((150 + 110 * k, yy), cell, fill=_GOLD if won else _WHITE, font=text_font)
+        draw.text((150 + 110 * cols, yy), str(view["totals"][p]), fill=_WHITE, font=text_font)
+    draw.text((10, y + 62), f"target {view['target']}; (n): hands credited; W: game won", fill=_GREY, font=small)
+    return np.asarray(img, dtype=np.uint8)

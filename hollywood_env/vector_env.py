@@ -15,6 +15,18 @@ learner's reward of a step is the sum of its shaped rewards over all those moves
   action is accepted (and ignored at its auto-reset), so its mask is all True.
 * rewards: zero-sum shaping of :mod:`hollywood_env.rewards` (``reward=``, default
   ``"hollywood"``), the learner's seat.
+* episodes: by default **one hand** (``per_hand_episodes=True`` unless the reward config given
+  says otherwise); the next episode of an env continues its match with the next hand, and a new
+  match starts when one ends, so the observation's scoresheet stays meaningful. Why: a whole
+  Hollywood match against the random opponent lasts thousands of decisions (random play ends
+  94.5% of hands at the wall, which scores nothing), so whole-match episodes of an untrained
+  learner were all truncated at the ``max_steps`` cap; a hand ends by itself (a knock, gin or
+  the wall): a random learner against the random opponent averages 58 decisions per episode
+  (at most 87 in 1,611 episodes), and its ``"hollywood"`` reward is that hand's effect on the
+  scoresheet. Whole-match episodes:
+  ``per_hand_episodes=False`` (or a :class:`~hollywood_env.rewards.RewardConfig` whose field is
+  False), best with a stronger opponent; the ``"match"`` reward mode pays only at a match's
+  end, so use it with whole-match episodes.
 * auto-reset: Gymnasium's ``NEXT_STEP`` mode (``metadata["autoreset_mode"]``), as in
   :class:`~hollywood_env.selfplay.SelfPlayBatch`: the step after an episode ended ignores that
   env's action and returns the first observation of its next episode with reward 0.
@@ -47,6 +59,26 @@ By default an illegal action ends its episode with reward ``illegal_reward`` (-1
 ``illegal_action="raise"`` raises instead. ``step`` after the episode ended, and ``step``,
 ``action_masks`` or ``render`` before the first ``reset``, raise :class:`ResetNeededError`.
 
+Rendering: ``render_mode="ansi"`` gives the text of :func:`hollywood_env.render.render_state`,
+``"rgb_array"`` an ``(H, W, 3)`` uint8 picture of the table (:func:`hollywood_env.render.
+render_rgb`: the learner's hand face up, the opponent's face down except the cards it took from
+the pile, the discard pile, the stock count, the scoresheet), for Gymnasium's ``RecordVideo``
+and Stable-Baselines3; the single-agent env also has ``"human"`` (prints the text). The vector
+env renders its first (up to) four envs. Neither shows a card the learner may not see.
+
+Stable-Baselines3: ``gymnasium.make("HollywoodGin-v0", render_mode="rgb_array")`` is what
+``stable_baselines3.common.env_util.make_vec_env("HollywoodGin-v0", n_envs=4)`` builds (one
+Python env per copy); :class:`hollywood_env.sb3.HollywoodGinSB3VecEnv` gives SB3 the batched
+vector env directly (same-step auto-reset, ``action_masks()`` for ``MaskablePPO``).
+
+Version history (``HollywoodGin-v0``; the package is unreleased, so the id is kept):
+
+* 0.1.0: first release: whole-match episodes against the random opponent, ``"ansi"`` rendering.
+* issue 18: episodes are one hand by default (see "episodes" above: whole-match episodes of a
+  random learner never ended before the cap); ``render_mode="rgb_array"``;
+  :meth:`HollywoodGinVectorEnv.autoreset_now` (SB3's same-step reset). Observations, actions,
+  rewards and dynamics unchanged; ``per_hand_episodes=False`` gives the old episodes.
+
 Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three columns):
 
 {OBSERVATION_TABLE}
@@ -54,7 +86,7 @@ Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three c
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import gymnasium
 import numpy as np
@@ -130,6 +162,16 @@ def _resolve_opponent(opponent, seed, rules) -> Any:
     return opponent
 
 
+def env_reward_config(reward, per_hand_episodes: bool | None) -> RewardConfig:
+    """The reward config of the Gymnasium envs: like :func:`~hollywood_env.rewards.resolve_reward`,
+    but episodes are one hand unless ``per_hand_episodes`` or the config given (a
+    :class:`RewardConfig`, or a dict with that key) says otherwise (module docstring: episodes)."""
+    if per_hand_episodes is None and not isinstance(reward, RewardConfig) and not (
+            isinstance(reward, Mapping) and "per_hand_episodes" in reward):
+        per_hand_episodes = True
+    return resolve_reward(reward, per_hand_episodes)
+
+
 def _legal_list(mask_row: np.ndarray) -> str:
     legal = np.flatnonzero(mask_row)
     shown = ", ".join(f"{a} ({action_name(a)})" for a in legal[:20])
@@ -150,10 +192,12 @@ class HollywoodGinVectorEnv(VectorEnv):
     with a ``seed(s)`` method is reseeded on seeded resets); ``rules`` (Rules, preset name or
     dict); ``reward`` (RewardConfig or mode name); ``seed`` (used by the first reset when it gets
     none); ``max_steps`` (decisions per match, both players, before truncation; None: none);
-    ``per_hand_episodes`` (overrides the reward config's field).
+    ``per_hand_episodes`` (default: True unless ``reward`` is a RewardConfig, whose field then
+    counts; see the module docstring); ``render_mode`` (None, ``"ansi"``, ``"rgb_array"``).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi"], "name": "hollywood_gin_v0"}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"],
+                "render_fps": 1, "name": "hollywood_gin_v0"}
 
     def __init__(self, num_envs: int = 1, opponent: Opponent | str | None = None, rules: Rules | str | None = None,
                  reward: RewardConfig | str | None = None, seed=None, max_steps: int | None = 5000,
@@ -166,7 +210,7 @@ class HollywoodGinVectorEnv(VectorEnv):
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.num_envs = int(num_envs)
         self.rules = resolve_rules(rules)
-        self.reward_config = resolve_reward(reward, per_hand_episodes)
+        self.reward_config = env_reward_config(reward, per_hand_episodes)
         self.max_steps = max_steps
         self.render_mode = render_mode
         self._seed = seed
@@ -279,6 +323,24 @@ class HollywoodGinVectorEnv(VectorEnv):
         info = self._info(hands)
         return obs, reward, terminated, truncated, info
 
+    def autoreset_now(self) -> tuple[np.ndarray, dict]:
+        """Start now (not at the next :meth:`step`) the next episode of every env whose episode
+        ended at the last step, as Stable-Baselines3's same-step reset does; returns ``(obs,
+        info)`` of all envs (the others unchanged). Rewards the opponent earns while starting them
+        go to the learner's next step, as after any reset. A failure leaves the env unchanged."""
+        if self.state is None:
+            raise ResetNeededError("reset() must be called before autoreset_now()")
+        if not self._waiting.any():
+            return self._observe(), self._info(np.zeros(self.num_envs, dtype=np.int64))
+        saved = self._save()
+        try:
+            obs, _, _, _, info = self._step(np.zeros(self.num_envs, dtype=np.int64),
+                                            np.zeros(self.num_envs, dtype=bool))
+        except BaseException:
+            self._restore(saved)
+            raise
+        return obs, info
+
     def action_masks(self) -> np.ndarray:
         """``(num_envs, 108)`` bool: the learner's legal actions (all True where the episode has
         ended and the env waits for its auto-reset)."""
@@ -287,16 +349,23 @@ class HollywoodGinVectorEnv(VectorEnv):
         return public_masks(self.state, self._waiting)
 
     def render(self):
-        """The text of the first (up to) four envs, each seen by the learner: its own cards and
-        what the rules reveal (:func:`hollywood_env.render.render_state`), never a hidden card."""
+        """The first (up to) four envs, each seen by the learner: its own cards and what the
+        rules reveal, never a hidden card. ``"ansi"``: a tuple of texts
+        (:func:`hollywood_env.render.render_state`); ``"rgb_array"``: one ``(H, W, 3)`` uint8
+        image, the pictures (:func:`hollywood_env.render.render_rgb`) side by side."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi')")
+            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'rgb_array')")
             return None
         if self.state is None:
             raise ResetNeededError("reset() must be called before render()")
+        shown = range(min(self.num_envs, 4))
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb
+            return np.concatenate([render_rgb(self.state, i, viewer=int(self.learner_seat[i]), title=f"env {i}")
+                                   for i in shown], axis=1)
         from .render import render_state
         return tuple(render_state(self.state, i, viewer=int(self.learner_seat[i]), title=f"env {i}")
-                     for i in range(min(self.num_envs, 4)))
+                     for i in shown)
 
     # --- internals ----------------------------------------------------------------------------
     def _save(self) -> tuple:
@@ -425,10 +494,11 @@ class HollywoodGinEnv(gymnasium.Env):
     legal actions are in ``info["action_mask"]`` ``(108,)`` bool and :meth:`action_masks`.
 
     ``illegal_action``: ``"terminate"`` (default; the episode ends with ``illegal_reward`` and
-    ``info["illegal_action"] = True``) or ``"raise"``.
+    ``info["illegal_action"] = True``) or ``"raise"``. Episodes are one hand by default (see the
+    module docstring); ``render_mode``: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1, "name": "hollywood_gin_v0"}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1, "name": "hollywood_gin_v0"}
 
     def __init__(self, opponent: Opponent | str | None = None, rules: Rules | str | None = None,
                  reward: RewardConfig | str | None = None, max_steps: int | None = 5000,
@@ -493,12 +563,16 @@ class HollywoodGinEnv(gymnasium.Env):
         return self.venv.action_masks()[0]
 
     def render(self):
-        """The learner's view (:func:`hollywood_env.render.render_state`): never a hidden card."""
+        """The learner's view, never a hidden card: text (:func:`hollywood_env.render.render_state`)
+        or, with ``"rgb_array"``, an ``(H, W, 3)`` uint8 picture (:func:`~hollywood_env.render.render_rgb`)."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
+            gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi', 'human' or 'rgb_array')")
             return None
         if self.venv.state is None:
             raise ResetNeededError("reset() must be called before render()")
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb
+            return render_rgb(self.venv.state, 0, viewer=int(self.venv.learner_seat[0]))
         from .render import render_state
         text = render_state(self.venv.state, 0, viewer=int(self.venv.learner_seat[0]))
         if self.render_mode == "human":

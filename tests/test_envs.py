@@ -271,7 +271,7 @@ def test_vector_env_spaces_seats_and_masks():
 
 
 def test_vector_env_next_step_autoreset():
-    v = HollywoodGinVectorEnv(8, seed=0, rules=FAST, reward="match")
+    v = HollywoodGinVectorEnv(8, seed=0, rules=FAST, reward="match", per_hand_episodes=False)
     obs, info = v.reset(seed=3)
     rng = np.random.default_rng(1)
     ends = 0
@@ -420,7 +420,7 @@ def test_aec_env_equals_the_vector_env_learner_view():
                 e.step(None)
                 continue
             e.step(choose(0, agent, obs_d))
-        v = HollywoodGinVectorEnv(3, opponent=scripted, rules=FAST)
+        v = HollywoodGinVectorEnv(3, opponent=scripted, rules=FAST, per_hand_episodes=False)  # whole matches
         obs, info = v.reset(seed=seeds)
         other = np.random.default_rng(9)
         for j, (aobs, amask, arew, aterm) in enumerate(views):
@@ -538,7 +538,7 @@ def test_vector_env_opponent_moves_during_resets():
     # knock limit 100: whoever acts first can end the hand at once, so the opponent often scores
     # before the learner's first decision; those rewards reach the learner's next step
     rules = Rules(knock_limit=100, target=30)
-    v = HollywoodGinVectorEnv(8, opponent=_knock_first, rules=rules, reward="hollywood")
+    v = HollywoodGinVectorEnv(8, opponent=_knock_first, rules=rules, reward="hollywood", per_hand_episodes=False)
     obs, info = v.reset(seed=4)
     rng = np.random.default_rng(0)
     cum = np.zeros(8)
