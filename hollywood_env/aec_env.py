@@ -71,7 +71,10 @@ seen by the agent to act, exactly what that agent may read: its hand grouped in 
 deadwood, the discard top, the stock size, the cards the other agent took from the pile, the
 scoresheet, and after a hand's end what the end revealed (after a knock, gin or big gin both
 hands, melds, lay-offs and the score; after a wall its own hand only). ``"human"`` prints it
-after every step. There is no omniscient mode: the other agent's hidden cards never appear.
+after every step; ``"rgb_array"`` returns the same view as an ``(H, W, 3)`` uint8 picture
+(:func:`hollywood_env.render.render_rgb`: its hand face up, the other's face down except the
+cards taken from the pile). There is no omniscient mode: the other agent's hidden cards never
+appear.
 
 Calls out of order (as PettingZoo's ``OrderEnforcingWrapper`` and classic envs do):
 ``step()``, ``observe()``, ``last()`` or ``render()`` before ``reset()`` raise
@@ -146,11 +149,11 @@ class raw_env(AECEnv, EzPickle):
     Keyword arguments: ``rules`` (a :class:`Rules`, a preset name or a dict), ``reward`` (a mode
     name or a :class:`RewardConfig`), ``max_steps`` (decisions per match before truncation,
     default 5000; None: no limit), ``per_hand_episodes`` (overrides the reward config's field),
-    ``render_mode`` (None, ``"ansi"`` or ``"human"``).
+    ``render_mode`` (None, ``"ansi"``, ``"human"`` or ``"rgb_array"``).
     """
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "hollywood_gin_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -278,6 +281,9 @@ class raw_env(AECEnv, EzPickle):
         if self.state is None:
             raise ResetNeededError("reset() must be called before render()")
         viewer = self._names.index(self.agent_selection)
+        if self.render_mode == "rgb_array":
+            from .render import render_rgb
+            return render_rgb(self.state, 0, viewer=viewer, names=self._names)
         summary = self._summary_for(self.agent_selection) if self._last_summary is not None else None
         text = render_state(self.state, 0, viewer=viewer, names=self._names, summary=summary)
         if self.render_mode == "human":
@@ -336,7 +342,9 @@ class classic_env(raw_env):
       that is not done) raises ``AssertionError("action is not in action space ...")``.
     * ``TerminateIllegalWrapper(illegal_reward=-1)``: a legal-range action that the mask forbids
       ends the game: PettingZoo's illegal-move warning, every agent terminated and truncated,
-      ``illegal_reward`` (default -1) for the offender and 0 for the other.
+      ``illegal_reward`` (default -1) for the offender and 0 for the other. One difference: the
+      offender's ``action_mask`` is then all 0, as at any end of the game (in the wrapper objects
+      it kept showing the legal actions of the move refused, ``raw_env``'s cached observation).
     """
 
     def __init__(self, illegal_reward: float = -1.0, **kwargs):

@@ -34,7 +34,8 @@ Episodes            a whole match (truncated after ``max_steps`` = 5000 decision
                     with ``per_hand_episodes=True``
 Illegal move        the game ends with -1 for the offender and a warning (``env()``);
                     ``raw_env`` raises ``IllegalActionError`` naming the legal actions
-Render modes        ``ansi``, ``human`` (the agent to act's view; never a hidden card)
+Render modes        ``ansi``, ``human``, ``rgb_array`` (the agent to act's view; never a hidden
+                    card)
 ==================  =============================================================================
 
 ``env(**kwargs)``: the env with PettingZoo's classic wrappers' behaviour built in
@@ -62,7 +63,8 @@ hollywood_gin_v0   issue   after a wall each agent's info and the render hold it
 hollywood_gin_v0   issue   ``env()`` is a :class:`~hollywood_env.aec_env.classic_env` (the wrappers'
                    18      checks built in; 2-3x faster) instead of three wrapper objects: same
                            behaviour (the out-of-bounds ``AssertionError`` now names the action and
-                           the allowed range); this versioned module. Observations, actions,
+                           the allowed range); ``render_mode="rgb_array"``; this versioned module.
+                           Observations, actions,
                            rewards and dynamics unchanged, so the version is kept.
 =================  ======  ==========================================================================
 """

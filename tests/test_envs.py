@@ -65,7 +65,7 @@ def test_aec_metadata_spaces_and_agents():
     e = H.env()
     assert e.metadata["name"] == "hollywood_gin_v0"
     assert e.metadata["is_parallelizable"] is False
-    assert e.metadata["render_modes"] == ["ansi", "human"] and "render_fps" in e.metadata
+    assert e.metadata["render_modes"] == ["ansi", "human", "rgb_array"] and "render_fps" in e.metadata
     e.reset(seed=0)
     assert e.possible_agents == ["player_0", "player_1"]
     space = e.observation_space("player_0")
@@ -189,7 +189,7 @@ def test_unknown_preset_and_bad_arguments():
     with pytest.raises(ValueError, match="unknown rules preset"):
         SelfPlayBatch(2, rules="holywood")
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgb")
     with pytest.raises(ValueError, match="num_envs"):
         HollywoodGinVectorEnv(0)
     with pytest.raises(ValueError, match="max_steps"):
