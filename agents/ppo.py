@@ -332,7 +332,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
 
                 # --- PPO update -------------------------------------------------------------------------
                 mb_size = max(1, n // pc.num_minibatches)
-                clipfracs, approx_kl = [], torch.tensor(0.0)
+                clipfracs, approx_kl, old_approx_kl = [], torch.tensor(0.0), torch.tensor(0.0)
                 pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
                 for epoch in range(pc.update_epochs):
                     perm = torch.randperm(n, generator=gen)
@@ -345,6 +345,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                         logratio = newlogp - b_logp[mb].to(device)
                         ratio = logratio.exp()
                         with torch.no_grad():
+                            old_approx_kl = (-logratio).mean()
                             approx_kl = ((ratio - 1) - logratio).mean()
                             clipfracs.append(((ratio - 1.0).abs() > pc.clip_coef).float().mean().item())
                         mb_adv = b_adv[mb].to(device)
@@ -378,6 +379,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                     "charts/worker_restarts": collector.restarts,
                     "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
                     "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
+                    "losses/old_approx_kl": old_approx_kl.item(),
                     "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
                     "losses/explained_variance": explained_var,
                     "charts/league_size": len(league.snapshot_ids),

@@ -63,6 +63,7 @@ class SelfPlayRollout:
         self.assign = league.sample(self.B)
         self.waiting = np.zeros(self.B, dtype=bool)
         self.ep_return = np.zeros(self.B)
+        self.ep_length = np.zeros(self.B, dtype=np.int64)  # the learner's decisions in the episode
         self.stats = HollywoodStats()
         self.returns_done: list[float] = []
         self._rows = np.arange(self.B)
@@ -98,6 +99,7 @@ class SelfPlayRollout:
         self.obs, self.mask, self.player, rewards, term, trunc, info = batch.step(actions)
         vs_other = assign.opponent != SELF
         self.ep_return += np.where(vs_other, rewards[self._rows, assign.learner_seat], 0.0)
+        self.ep_length += learner
         ended = term | trunc
         if ended.any():
             e = np.flatnonzero(ended)
@@ -106,7 +108,9 @@ class SelfPlayRollout:
             other = assign.opponent[match_end] != SELF
             self.stats.add(info, batch.state.terminated & ended, won.sum(axis=1)[other])
             self.returns_done.extend(self.ep_return[e[vs_other[e]]].tolist())
+            self.stats.add_episodes(self.ep_length[e[vs_other[e]]])
             self.ep_return[e] = 0.0
+            self.ep_length[e] = 0
             fresh = self.league.sample(e.size)
             assign.opponent[e], assign.learner_seat[e] = fresh.opponent, fresh.learner_seat
         else:
@@ -123,7 +127,8 @@ class SelfPlayRollout:
         return {"batch": self.batch.get_state(), "obs": self.obs.copy(), "mask": self.mask.copy(),
                 "player": self.player.copy(), "opponent": self.assign.opponent.copy(),
                 "learner_seat": self.assign.learner_seat.copy(), "waiting": self.waiting.copy(),
-                "ep_return": self.ep_return.copy(), "league": self.league.get_state()}
+                "ep_return": self.ep_return.copy(), "ep_length": self.ep_length.copy(),
+                "league": self.league.get_state()}
 
     def set_state(self, state: dict, make_snapshot) -> None:
         """Restore :meth:`get_state`; ``make_snapshot(id, name)`` rebuilds a live league snapshot."""
@@ -132,5 +137,7 @@ class SelfPlayRollout:
         self.player = np.array(state["player"])
         self.assign = Assignment(np.array(state["opponent"]), np.array(state["learner_seat"]))
         self.waiting, self.ep_return = np.array(state["waiting"]), np.array(state["ep_return"])
+        # checkpoints written before episode lengths were kept count from 0
+        self.ep_length = np.array(state.get("ep_length", np.zeros(self.B, dtype=np.int64)), dtype=np.int64)
         self.league.set_state(state["league"], make_snapshot)
 

@@ -77,6 +77,7 @@ class HollywoodStats:
         self.hands = self.walls = self.gins = self.knocks = self.undercuts = self.matches = 0
         self.knock_deadwood = 0.0
         self.learner_games = self.learner_matches = 0
+        self.episodes = self.episode_decisions = 0  # episodes against other opponents
 
     def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None):
         e = info["hand_ended"]
@@ -94,6 +95,11 @@ class HollywoodStats:
             self.learner_games += int(learner_games_won.sum())
             self.learner_matches += int(learner_games_won.size)
 
+    def add_episodes(self, decisions: np.ndarray) -> None:
+        """Finished episodes against other opponents: the learner's decisions in each."""
+        self.episodes += int(decisions.size)
+        self.episode_decisions += int(decisions.sum())
+
     def merge(self, other: "HollywoodStats") -> "HollywoodStats":
         """Add the counts of ``other`` (another rollout shard's) to these."""
         for k, v in vars(other).items():
@@ -109,6 +115,8 @@ class HollywoodStats:
             "hollywood/wall_rate": self.walls / self.hands if self.hands else None,
             "hollywood/hands_per_match": self.hands / self.matches if self.matches else None,
             "hollywood/games_won": self.learner_games / self.learner_matches if self.learner_matches else None,
+            # CleanRL's tag: the learner's decisions per episode, over the episodes of charts/episodic_return
+            "charts/episodic_length": self.episode_decisions / self.episodes if self.episodes else None,
         }
         return out
 

@@ -12,7 +12,7 @@ import math
 import time
 from pathlib import Path
 
-from agents.checkpoint import atomic_write_text
+from agents.checkpoint import ALGOS, atomic_write_text
 from experiments.config import save_resolved, to_dict
 
 
@@ -38,8 +38,22 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
+def run_hyperparameters(cfg) -> dict:
+    """The run's hyperparameters, flattened (``ppo.lr``): every section of the config except
+    those of the algorithms the run does not use (a PPO run lists no ``dqn.*`` key)."""
+    d = to_dict(cfg)
+    algo = d.get("algo")
+    return _flatten({k: v for k, v in d.items() if k not in ALGOS or k == algo})
+
+
 class RunLogger:
     """Writes scalars to TensorBoard and to ``metrics.jsonl`` at once.
+
+    TensorBoard also gets the hyperparameters (:func:`run_hyperparameters`): as a text table at
+    the start, and in the HParams tab at the end of a run (:meth:`hparams`, with the final
+    ``eval/*`` metrics). The scalar tags follow CleanRL's (``charts/episodic_return``,
+    ``charts/episodic_length``, ``charts/SPS``, ``losses/...``), plus ``hollywood/*``,
+    ``league/*`` and ``eval/*``.
 
     A resumed run (``resume=True``) must call :meth:`resume_at` with the update and global step
     its checkpoint holds before logging: the lines of later updates (logged before the run was
@@ -54,7 +68,7 @@ class RunLogger:
         if not resume:
             save_resolved(cfg, self.run_dir)
             self._open(purge_step=None)
-            flat = _flatten(to_dict(cfg))
+            flat = run_hyperparameters(cfg)
             table = "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in flat.items())
             self.writer.add_text("hyperparameters", table)
 
@@ -90,7 +104,7 @@ class RunLogger:
         self.writer.flush()
 
     def hparams(self, final_metrics: dict) -> None:
-        flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in _flatten(to_dict(self.cfg)).items()}
+        flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in run_hyperparameters(self.cfg).items()}
         metrics = {f"hparam/{k.replace('/', '_')}": float(v) for k, v in final_metrics.items()}
         if metrics:
             self.writer.add_hparams(flat, metrics, run_name="hparams")

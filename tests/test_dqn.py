@@ -243,6 +243,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
     for tag in ["losses/td_loss", "losses/q_values", "charts/epsilon", "charts/SPS", "charts/episodic_return",
+                "charts/episodic_length",
                 "charts/learning_rate", "eval/win_rate_vs_random", "eval/points_per_hand_vs_random",
                 "eval/win_rate_vs_simple", "eval/points_per_hand_vs_simple", "hollywood/gin_rate",
                 "hollywood/knock_deadwood", "hollywood/hands_per_match"]:

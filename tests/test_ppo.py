@@ -66,13 +66,16 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
     for tag in ["charts/episodic_return", "charts/SPS", "charts/learning_rate", "losses/value_loss",
-                "losses/policy_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
+                "losses/policy_loss", "losses/entropy", "losses/approx_kl", "losses/old_approx_kl", "losses/clipfrac",
+                "charts/episodic_length",
                 "losses/explained_variance", "eval/win_rate_vs_random", "eval/points_per_hand_vs_simple",
                 "hollywood/gin_rate", "hollywood/knock_deadwood", "hollywood/hands_per_match"]:
         assert tag in tags, f"missing tag {tag}; have {sorted(tags)}"
     assert (run1 / "config.yaml").is_file() and (run1 / "meta.yaml").is_file()
     lines = read_metrics(run1)
     assert [x["update"] for x in lines] == [1, 2, 3, 4]
+    lengths = [x["charts/episodic_length"] for x in lines if "charts/episodic_length" in x]
+    assert lengths and all(1 <= n < cfg.env.max_steps for n in lengths)  # learner decisions per episode
 
     # the checkpoint loads without extra flags and plays
     ckpt = load_checkpoint(run1)
