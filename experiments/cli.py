@@ -272,10 +272,24 @@ add_command("tournament", "round robin: pairwise win rates, ratings, CSV/JSON/Ma
             _run_tournament)
 
 
+def package_version() -> str:
+    """The installed package's version (``importlib.metadata``); in a source tree that is not
+    installed, ``hollywood_env.__version__``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hollywood-gin-rl")
+    except PackageNotFoundError:
+        from hollywood_env import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     epilog = "agents:\n" + describe_agents() + f"\n\nrules presets: {', '.join(PRESETS)}"
     parser = argparse.ArgumentParser(prog="hollywood", description="Hollywood Gin: training, evaluation and tournaments.",
                                      epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, _) in PASSTHROUGH.items():
         sub.add_parser(name, help=help_text.replace("%", "%%"), add_help=False)
