@@ -166,6 +166,50 @@ def to_dict(cfg) -> dict:
     return dataclasses.asdict(cfg)
 
 
+def describe_keys(cls, width: int = 100) -> str:
+    """The config keys of the dataclass ``cls`` with their defaults, one section per line group
+    (``ppo: lr=0.00025 num_games=256 ...``), for ``--help`` texts."""
+    top, sections = [], []
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        if dataclasses.is_dataclass(default):
+            items = [f"{g.name}={_show(getattr(default, g.name))}" for g in dataclasses.fields(default)]
+            sections.append((f.name, items))
+        else:
+            top.append(f"{f.name}={_show(default)}")
+    lines = []
+    for name, items in [("top level", top)] + sections:
+        line = f"  {name}:"
+        for item in items:
+            if len(line) + 1 + len(item) > width:
+                lines.append(line)
+                line = " " * (len(name) + 3) + " " + item
+            else:
+                line += " " + item
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) or "[]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def plain_text(doc: str | None) -> str:
+    """A docstring as ``--help`` text: reStructuredText markup (````code````, ``:mod:`x```,
+    ``Examples::``) turned into plain text."""
+    import re
+
+    text = doc or ""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    text = re.sub(r"``([^`]+)``", r"\1", text)
+    text = re.sub(r"(?<=\w)::$", ":", text, flags=re.M)
+    return text
+
+
 def load_config(cls, path: str | Path | None = None, overrides: list[str] | None = None):
     """The config ``cls`` from a YAML file (missing keys keep their defaults) and overrides."""
     data: dict = {}

@@ -239,7 +239,10 @@ def run_sweep(config: str, seeds: list[int], grid: list[tuple[str, list[str]]], 
 
 
 def sweep_main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="hollywood sweep", description=__doc__, allow_abbrev=False,
+    from experiments.config import plain_text
+
+    parser = argparse.ArgumentParser(prog="hollywood sweep", description=plain_text(__doc__), allow_abbrev=False,
+                                     epilog="overrides and --grid take the keys of hollywood train --help (--section.key).",
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("config", help="YAML config (configs/*.yaml)")
     parser.add_argument("--seeds", required=True, help="seeds: 0-4, 0,3,7 or 0-2,9")

@@ -54,12 +54,17 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
 
 def _train_parser() -> argparse.ArgumentParser:
     """For ``--help`` only: :func:`split_train_argv` reads the arguments."""
+    from experiments.config import describe_keys, plain_text
+
     parser = argparse.ArgumentParser(
-        prog="hollywood train", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="hollywood train", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="hollywood train [CONFIG | --resume RUN] [--section.key VALUE ...]",
-        epilog="overrides: any config key as --key VALUE or --key=VALUE, before or after CONFIG, e.g. --ppo.lr 1e-4 "
-               "--seed 1 --league.bots random,simple --env.rule_options '{knock_limit: 8}' (schema: "
-               "experiments/schema.py). The whole config is checked before the run folder is made.")
+        epilog="overrides: any config key as --key VALUE or --key=VALUE, before or after CONFIG, e.g.\n"
+               "  --ppo.lr 1e-4 --seed 1 --league.bots random,simple --env.rule_options '{knock_limit: 8}'\n"
+               "The whole config is checked before the run folder is made. Only the section of the\n"
+               "config's algo (ppo or dqn) is used.\n\n"
+               "config keys and their defaults (what each means: experiments/schema.py, agents/ppo.py,\n"
+               "agents/dqn.py):\n" + describe_keys(TrainConfig).replace("%", "%%"))
     parser.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); omit with --resume")
     parser.add_argument("--resume", metavar="RUN", help="a run folder (or its checkpoints/latest.pt) to continue")
     return parser
@@ -186,8 +191,10 @@ def compare_metrics(a: list[dict], b: list[dict], rel_tol: float = 0.0) -> list[
 
 def reproduce_main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hollywood reproduce",
-                                     description="Re-run a run folder's config and compare its metrics with the original's.")
-    parser.add_argument("run_dir")
+                                     description="Re-run a run folder's config (its config.yaml) in a new run folder and "
+                                                 "compare its metrics, point by point, with the original's (exit 1 if "
+                                                 "they differ).")
+    parser.add_argument("run_dir", help="a run folder of hollywood train (runs/<name>__<seed>__<time>)")
     parser.add_argument("--rel-tol", type=float, default=0.0, help="relative tolerance (default: exact)")
     args = parser.parse_args(argv)
     if not (math.isfinite(args.rel_tol) and args.rel_tol >= 0):
