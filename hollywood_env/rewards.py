@@ -24,7 +24,8 @@ match is the difference of the two scoresheet totals at its end, / 100.
 
 ``RewardConfig.per_hand_episodes``: each hand is its own episode (it terminates when the hand
 ends, walls included); the next reset continues the same match with its next hand, or starts a
-new match when the last one ended. By default an episode is a whole match.
+new match when the last one ended. By default an episode is a whole match, except in the Gymnasium
+envs (:mod:`hollywood_env.vector_env`), whose episodes are one hand unless told otherwise.
 
 The config is a frozen dataclass; the environments keep the one they were built with across
 every ``reset`` (seeded or not).
