@@ -25,6 +25,7 @@ import numpy as np
 from agents.registry import make_agent
 from hollywood_env import core
 from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
+from hollywood_env.cards import STOCK_START
 from hollywood_env.observation import encode
 from hollywood_env.rules import Rules, resolve_rules
 
@@ -126,7 +127,8 @@ def play_pairing(agent_a, agent_b, rules: Rules | str | None = None, n_pairs: in
 
     Agents are specs for :func:`agents.registry.make_agent` or policies. ``seed`` fixes the deals
     (unless ``slot_seeds`` gives them) and the agents' randomness. ``progress``: an object with
-    ``update(n)`` (a tqdm bar) told of every finished game. Pairs are played ``batch_pairs`` at
+    ``update(n)`` (a tqdm bar) told of the games' progress, in games (fractional:
+    :func:`game_progress`, at most every 0.2 s; the ``2 * n_pairs`` games in all). Pairs are played ``batch_pairs`` at
     a time.
     """
     rules = resolve_rules(rules)
@@ -173,6 +175,22 @@ def _act(policy, name, state, rows) -> np.ndarray:
     return a
 
 
+def game_progress(state, stopped: np.ndarray, per_hand: bool) -> np.ndarray:
+    """(B,) float in [0, 1]: how far each game is, for progress bars. A batch's games all end at
+    about the same time, so counting finished games stays near 0 until the end; instead a match
+    counts the points of each column towards the target (a finished column: 1), a single hand
+    the cards drawn from the stock towards the wall; finished games count 1."""
+    rules = state.rules
+    if per_hand:
+        drawable = max(1, 31 - rules.wall_stock_size)
+        frac = np.clip((state.stock_pos - STOCK_START) / drawable, 0.0, 0.99)
+    else:
+        sheet = state.sheet
+        cols = np.where(sheet.game_winner >= 0, 1.0, np.minimum(sheet.columns.max(axis=1) / rules.target, 0.99))
+        frac = cols.mean(axis=1)
+    return np.where(state.terminated | state.truncated | stopped, 1.0, frac)
+
+
 def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A", "B")) -> PairingResult:
     n = seeds.shape[0]
     b = 2 * n
@@ -187,7 +205,7 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
     stopped = np.zeros(b, dtype=bool)  # per-hand mode: games stopped after their first hand
     actions = np.zeros(b, dtype=np.int64)
     decisions = a_dec = b_dec = 0
-    done_before = 0
+    done_before, last_report = 0.0, t0
     while True:
         idx = np.flatnonzero(~(state.terminated | state.truncated | stopped))
         if idx.size == 0:
@@ -228,11 +246,14 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
             bk[e] += knock & (knocker == sb)
             if per_hand:
                 stopped[e] = True  # not stepped any more
-        if progress is not None:
-            done_now = int((state.terminated | state.truncated | stopped).sum())
+        if progress is not None and time.perf_counter() - last_report >= 0.2:
+            last_report = time.perf_counter()
+            done_now = float(game_progress(state, stopped, per_hand).sum())
             if done_now > done_before:
                 progress.update(done_now - done_before)
                 done_before = done_now
+    if progress is not None and b > done_before:
+        progress.update(b - done_before)
     totals = state.sheet.totals().sum(axis=2)  # (b, 2)
     gw = state.sheet.game_winner
     rows = np.arange(b)

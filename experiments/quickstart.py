@@ -27,7 +27,7 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"quickstart: {e}", file=sys.stderr)
         return 2
-    from tqdm.auto import tqdm
+    from experiments.progress import progress_bar as tqdm
 
     from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 

@@ -26,7 +26,7 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
                  on_update=None) -> tuple[Path, dict]:
     """Train with ``cfg``; returns the run folder and the final metrics. ``on_update(update,
     collector)``: called after every update (tests and tooling; DQN passes None as collector)."""
-    from tqdm.auto import tqdm
+    from experiments.progress import progress_bar as tqdm
 
     if run_dir is None:
         run_dir = new_run_dir(cfg.log.root, cfg.log.name, cfg.seed)
