@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/pip install -q -e ".[bench]"
 	$(BIN)/python benchmarks/throughput.py
 	$(BIN)/python benchmarks/env_throughput.py
+	$(BIN)/python benchmarks/sb3_throughput.py
 
 bench-bots: $(STAMP)
 	$(BIN)/python benchmarks/bots_throughput.py
