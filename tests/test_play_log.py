@@ -130,6 +130,10 @@ def test_match_record_feeds_the_play_through_views(logs_dir):
     log, match = load_log(logs_dir / "m0.json")
     rec = match_record(log, match)
     assert len(rec) == len(log["hands"]) and rec.names == ("You", "simple")
+    st = match.state.sheet  # the last hand's sheet is the final scoresheet
+    np.testing.assert_array_equal(rec[-1].sheet.opened, st.opened[0])
+    np.testing.assert_array_equal(rec[-1].sheet.hands_scored, st.hands_scored[0])
+    np.testing.assert_array_equal(rec[-1].sheet.totals, st.totals(np.array([0]))[0])
     text = hand_markdown(rec[0], rec.names)
     assert "Hand 1" in text or "hand 1" in text.lower()
 

@@ -210,17 +210,6 @@ class PlayMatch:
             return "match_over"
         return "hand_over" if self.awaiting_next_hand else "playing"
 
-    def hidden_cards(self) -> set[int]:
-        """The cards the person may not see now (for checks): the stock, and the agent's cards
-        except those it took from the pile; after a hand's end: that hand's stock, the agent's
-        knock discard, and after a wall the agent's hand."""
-        st = self.state
-        if self.ended is not None and (self.awaiting_next_hand or self.over):
-            return set(self._ended_hidden)
-        stock = st.deck[0, st.stock_pos[0]:].astype(int).tolist()
-        agent = set(mask_to_cards(int(st.hands[0, AGENT]))) - set(mask_to_cards(int(st.known[0, AGENT])))
-        return set(stock) | agent
-
     # --- playing --------------------------------------------------------------------------
     def _check_version(self, version) -> None:
         if isinstance(version, bool) or not isinstance(version, int):
@@ -350,12 +339,6 @@ class PlayMatch:
         s = hand_summary(st, 0, names=(HUMAN, AGENT))
         self.ended = EndedHand(summary=s, last_seat=seat, last_action=int(action), number=len(self.hands) + 1,
                                dealer=dealer, knock_limit=limit, multiplier=mult)
-        hidden = set(stock_before)
-        if s["kind"] == "wall":
-            hidden |= set(s["hands"][AGENT])
-        elif seat == AGENT and action < DRAW_STOCK:
-            hidden.add(action % KNOCK)  # the knock discard, face down
-        self._ended_hidden = hidden
         rec = self._hand_record
         rec.update({
             "kind": s["kind"], "knocker": s["knocker"], "winner": s["winner"], "points": s["points"],
@@ -366,6 +349,7 @@ class PlayMatch:
             "laid_off": [card_code(c) for c in s["laid_off"]],
             "columns_credited": s["columns_credited"], "games_ended": s["games_ended"],
             "sheet_after": {"columns": st.sheet.columns[0].tolist(), "totals": st.sheet.totals(np.array([0]))[0].tolist(),
+                            "hands_scored": st.sheet.hands_scored[0].tolist(), "opened": st.sheet.opened[0].tolist(),
                             "game_winner": st.sheet.game_winner[0].astype(int).tolist()},
             "explanation": self._explain(s),
         })
@@ -542,8 +526,6 @@ class PlayMatch:
                                "deadwood_cards": [card_code(c) for c in dead],
                                "deadwood": s["knocker_deadwood"] if is_knocker else s["defender_deadwood"]}
         out["hands"] = hands
-        if not wall:
-            out["layoff_targets"] = [[card_code(c) for c in m] for m in s["knocker_melds"]]
         return out
 
     def _explain(self, s: dict) -> str:

@@ -20,7 +20,8 @@ key                      value
                          name, ``drawn``: the card a stock draw gave), ``kind``, ``knocker``,
                          ``winner``, ``points``, the deadwoods, ``final_hands``, the melds,
                          ``laid_off``, ``columns_credited``, ``games_ended``, ``sheet_after``
-                         and ``explanation``
+                         (``columns``, ``totals``, ``hands_scored``, ``opened``,
+                         ``game_winner``: the scoresheet after the hand) and ``explanation``
 ``result``               when finished: ``winner`` (``human``, ``agent``, ``draw``), ``totals``
                          (grand totals with bonuses), ``margin`` (human minus agent),
                          ``games_won``, ``hands_won``, ``hands``
@@ -168,8 +169,9 @@ def match_record(log: dict, match: PlayMatch):
         rec.columns_credited, rec.games_ended = h["columns_credited"], h["games_ended"]
         s = h["sheet_after"]
         gw = np.array(s["game_winner"], dtype=np.int64)
-        rec.sheet = SheetSnapshot(columns=np.array(s["columns"]).reshape(2, c), hands_scored=np.zeros((2, c), np.int64),
-                                  opened=np.array(s["columns"]).reshape(2, c) > 0, game_winner=gw,
+        rec.sheet = SheetSnapshot(columns=np.array(s["columns"]).reshape(2, c),
+                                  hands_scored=np.array(s["hands_scored"]).reshape(2, c),
+                                  opened=np.array(s["opened"], dtype=bool).reshape(2, c), game_winner=gw,
                                   totals=np.array(s["totals"]).reshape(2, c))
         hands.append(rec)
     st = match.state

@@ -126,7 +126,6 @@ async function show(view, opts = {}) {
   ui.hint = null;
   ui.knockMode = false;
   if (first) ui.focus = -1;
-  localStorage.setItem("hg.match", view.match_id);
   render();
 }
 
