@@ -9,6 +9,8 @@ spec                          agent
                               ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
                               weights only, never its pickles (:mod:`agents.sb3_policy`)
+``search``                    determinized Monte Carlo search (:mod:`agents.search`);
+``search:KEY=VALUE,...``      knobs, e.g. ``search:worlds=64,rollout=hollywood``
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
 ============================  ==================================================================
 
@@ -295,6 +297,21 @@ register("random", _bot_factory(bots.RandomBot), "uniform over the legal actions
 register("simple", _bot_factory(bots.SimpleBot), "OpenSpiel's simple Gin Rummy bot")
 register("neller", _bot_factory(bots.NellerBot), "the EAAI Gin Rummy challenge's simple player")
 register("hollywood", _bot_factory(bots.HollywoodBot), "scoresheet-aware heuristic that tracks the cards")
+
+
+def _search_factory(arg: str = "", rules=None, seed=None):
+    """``search`` / ``search:KEY=VALUE,...``: :class:`agents.search.SearchAgent` with those knobs."""
+    from .search import SearchAgent, parse_search_spec
+
+    try:
+        knobs = parse_search_spec(arg)
+    except ValueError as e:
+        raise AgentSpecError(f"search:{arg}: {e}") from None
+    return SearchAgent(rules=rules, seed=seed, **knobs)
+
+
+register("search", _search_factory, "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
+register_prefix("search", _search_factory, "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood")
 register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),

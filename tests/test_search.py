@@ -1,0 +1,171 @@
+"""agents.search: the determinized Monte Carlo search agent.
+
+* Its batched rollouts (all rows, candidates and worlds in one batch, the simple bot read straight
+  from the state, finished games dropped as they end) give exactly the values of a slow reference
+  that plays each (candidate, world) alone, one decision at a time, with the bot on observations.
+* It never uses hidden information: its moves are unchanged when the opponent's unknown cards and
+  the stock are shuffled among themselves (same seed).
+* It plugs into everything that takes an agent: the registry spec (with knobs), duplicate
+  matches, the vector env's opponent, the CLI; bad knobs are clear errors.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents.bots import SimpleBot
+from agents.matches import play_pairing
+from agents.registry import AgentSpecError, make_agent
+from agents.search import SearchAgent, SearchConfig, parse_search_spec
+from hollywood_env import core
+from hollywood_env.actions import BIG_GIN, KIND_WALL, KNOCK
+from hollywood_env.cards import CARD_BITS, NUM_CARDS
+from hollywood_env.observation import encode
+
+
+def _positions(n=48, steps=25, seed=0, preset="hollywood"):
+    """A State of n games after `steps` decisions of the simple bot (the games at varied points)."""
+    rng = np.random.default_rng(seed)
+    state = core.init(n, preset, seed=seed)
+    bot = SimpleBot(preset)
+    for t in range(steps):
+        live = ~state.done
+        a = bot(encode(state), state.legal_action_mask)
+        # a few random moves so that positions are not only the simple bot's
+        r = rng.random(n) < 0.2
+        rand = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in state.legal_action_mask])
+        core.step(state, np.where(r & live, rand, a))
+    return state
+
+
+def _reference_value(world: core.State, action: int, bot: SimpleBot) -> float:
+    """Play `action` then the simple bot in both seats, one game, one decision at a time, until the
+    hand ends; the signed hand points for the player who made `action`."""
+    g = core.take(world, [0])
+    me = int(g.current_player[0])
+    core.step(g, np.array([action]))
+    for _ in range(300):
+        if g.hand_ended[0] or g.done[0]:
+            break
+        core.step(g, bot(encode(g), g.legal_action_mask))
+    assert g.hand_ended[0]
+    if g.hand_kind[0] == KIND_WALL:
+        return 0.0
+    pts = float(g.hand_points[0])
+    return pts if int(g.hand_winner[0]) == me else -pts
+
+
+@pytest.mark.parametrize("moves", ["all", "discards"])
+def test_batched_rollouts_equal_a_one_game_reference(moves):
+    state = _positions(n=16, seed=3)
+    live = np.flatnonzero(~state.done)
+    agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves)
+    ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
+    assert ev.rows.size > 6
+    bot = SimpleBot("hollywood")
+    searched = np.unique(ev.rows)
+    for c in range(ev.rows.size):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(2):
+            world = core.take(ev.worlds, [i * 2 + j])
+            assert _reference_value(world, int(ev.actions[c]), bot) == ev.values[c, j]
+
+
+def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
+    state = _positions(n=24, seed=4)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    for prior in (0.0, 3.0):
+        ev = SearchAgent("hollywood", seed=6, worlds=4, moves="all", prior=prior).candidate_values(obs, masks)
+        chosen = SearchAgent("hollywood", seed=6, worlds=4, moves="all", prior=prior)(obs, masks)
+        mean = ev.values.mean(axis=1) + prior * (ev.actions == ev.base[ev.rows])
+        for r in range(live.size):
+            c = np.flatnonzero(ev.rows == r)
+            if c.size == 0:
+                assert chosen[r] == ev.base[r]
+            else:
+                assert mean[c][list(ev.actions[c]).index(chosen[r])] == mean[c].max()
+
+
+def test_the_search_never_uses_hidden_information():
+    """Same seed, same observations: the same moves, whatever the opponent holds beyond its
+    known cards and whatever the stock order (both reshuffled among the unseen cards)."""
+    rng = np.random.default_rng(0)
+    state = _positions(n=32, seed=8)
+    live = np.flatnonzero(~state.done)
+    other = core.take(state, live)
+    for i in range(other.batch_size):
+        opp = 1 - int(other.current_player[i])
+        hidden = [c for c in range(NUM_CARDS)
+                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
+        pos = int(other.stock_pos[i])
+        pool = np.array(hidden + other.deck[i, pos:].tolist())
+        rng.shuffle(pool)
+        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
+        other.deck[i, pos:] = pool[len(hidden):]
+    other.legal_action_mask[:] = core.legal_action_mask(other)
+    assert not np.array_equal(other.hands, state.hands[live])  # the hidden cards did change
+    for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "none"}):
+        a = SearchAgent("hollywood", seed=11, **knobs)(encode(state, games=live), state.legal_action_mask[live])
+        b = SearchAgent("hollywood", seed=11, **knobs)(encode(other), other.legal_action_mask)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_gin_and_big_gin_are_taken_and_moves_are_legal():
+    state = _positions(n=64, steps=40, seed=9, preset="hollywood")
+    live = np.flatnonzero(~state.done)
+    masks = state.legal_action_mask[live]
+    acts = SearchAgent("hollywood", seed=1, worlds=2, moves="all")(encode(state, games=live), masks)
+    assert masks[np.arange(live.size), acts].all()
+    big = masks[:, BIG_GIN]
+    assert (acts[big] == BIG_GIN).all()
+
+
+def test_same_seed_same_moves_and_reseeding():
+    state = _positions(n=24, seed=2)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    a = make_agent("search:worlds=4,moves=all,prior=0", "hollywood", seed=3)
+    first = a(obs, masks)
+    a.seed(3)
+    np.testing.assert_array_equal(a(obs, masks), first)
+    np.testing.assert_array_equal(make_agent("search:worlds=4,moves=all,prior=0", "hollywood", seed=3)(obs, masks),
+                                  first)
+
+
+def test_specs_and_knobs():
+    assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
+        "worlds": 64, "rollout": "hollywood", "prior": 0.5}
+    agent = make_agent("search:worlds=8,belief=none", "gin-rummy")
+    assert agent.config == SearchConfig(worlds=8, belief="none")
+    assert make_agent("search", "hollywood").config == SearchConfig()
+    for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
+                      ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
+                      ("search:worlds", "must be KEY=VALUE")]:
+        with pytest.raises(AgentSpecError, match=says):
+            make_agent(bad, "hollywood")
+
+
+def test_it_plays_matches_and_the_vector_env():
+    r = play_pairing("search:worlds=2", "simple", "hollywood", n_pairs=2, seed=1, per_hand=True)
+    assert r.hands.sum() == 4 and r.a_decisions > 0
+    from hollywood_env.vector_env import HollywoodGinVectorEnv
+    env = HollywoodGinVectorEnv(num_envs=2, opponent=make_agent("search:worlds=2", "hollywood"), rules="hollywood")
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        m = info["action_mask"] if "action_mask" in info else env.action_masks()
+        a = np.array([rng.choice(np.flatnonzero(row)) for row in m])
+        obs, rew, term, trunc, info = env.step(a)
+
+
+def test_cli_evaluate_takes_search_specs():
+    ok = subprocess.run([sys.executable, "-m", "experiments.cli", "evaluate", "search:worlds=2", "simple", "--hands", "2",
+                         "-q"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([sys.executable, "-m", "experiments.cli", "evaluate", "search:wrlds=2", "simple", "--hands",
+                          "2"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "unknown search option 'wrlds'" in bad.stderr and "Traceback" not in bad.stderr
