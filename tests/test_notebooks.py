@@ -153,7 +153,7 @@ def _value(cards) -> int:
 
 @pytest.mark.parametrize("a, b, seed, max_steps, kinds", [
     ("simple", "hollywood", 3, 3000, {"knock", "undercut"}),
-    ("simple", "neller", 1, 3000, {"gin"}),
+    ("simple", "neller", 7, 3000, {"gin", "wall"}),  # seed 7 since simple breaks ties as OpenSpiel
     ("random", "random", 0, 300, {"wall"}),  # walls, then truncated
 ])
 def test_record_match_conserves_cards_and_matches_the_core_scoresheet(a, b, seed, max_steps, kinds):
