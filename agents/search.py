@@ -10,7 +10,7 @@ Python loop over games, moves or worlds.
 =================  =============================================================================
 knob               meaning (default)
 =================  =============================================================================
-``worlds``         kept worlds per decision (32); every candidate is rolled out in the *same*
+``worlds``         kept worlds per decision (64); every candidate is rolled out in the *same*
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
 ``rollout``        the bot that plays both seats after the move, and whose own move is the
@@ -40,7 +40,7 @@ the hand a real player has built after a few turns, and a planner that believes 
 makes slow plans. Each sampled opponent hand is therefore *built up*: for each turn the opponent
 has played, it draws a random card of the world's stock and throws back the highest card outside
 its melds (never a card it took from the pile), which matches the deadwood of real opponent hands
-on average (``notes/search.md``). Worlds are then ranked by how few of the cards the opponent
+on average (README, "Search"). Worlds are then ranked by how few of the cards the opponent
 passed on (its discards, our discards it did not take) would meld with its world hand.
 
 Measured (README "Search"): with the true opponent hand in every world the same search wins about
@@ -84,13 +84,14 @@ _ROLLOUTS = ("simple", "hollywood", "neller", "random")
 _BELIEFS = ("melds", "none")
 _VALUES = ("points", "sheet")
 _MOVES = ("discards", "all")
+_RANK = np.arange(NUM_CARDS) % 13
 
 
 @dataclass(frozen=True)
 class SearchConfig:
     """The knobs of :class:`SearchAgent` (see the module docstring)."""
 
-    worlds: int = 32
+    worlds: int = 64
     rollout: str = "simple"
     moves: str = "discards"
     belief: str = "melds"
@@ -376,16 +377,31 @@ def _improve_opponent_hands(pool: core.State, info: InfoSet, k: int, rng: np.ran
 
 
 def _believability(pool: core.State, info: InfoSet, k: int, rules: Rules) -> np.ndarray:
-    """``(n * k,)`` scores of the sampled worlds under a model of an opponent that melds: minus
-    the number of cards the opponent passed on (its discards this hand, and our discards it did
-    not take) that would lie in a meld with its world hand. A player that keeps melds does not
-    throw, nor decline, a card that melds with what it holds (the simple and hollywood bots
-    never do unless they knock); worlds whose opponent hand says otherwise are less likely."""
+    """``(n * k,)`` scores of the sampled worlds under a model of an opponent that keeps melds
+    and throws its highest deadwood, as the bots do; each disagreement costs one point:
+
+    * each card the opponent passed on (its discards this hand, and our discards it did not take)
+      that would lie in a meld with its world hand (a player that keeps melds neither throws nor
+      declines such a card);
+    * each deadwood card of its world hand ranked above its last discard, when that discard is the
+      top of the pile (it would have thrown the higher card first);
+    * a world hand that could knock (it would have knocked rather than discard and wait).
+    """
     rows = np.arange(pool.batch_size)
     me = pool.current_player.astype(np.int64)  # the agent is to act in every world
     opp_hand = pool.hands[rows, 1 - me]
     passed = np.repeat(info.discarded[:, 1] | (info.discarded[:, 0] & ~info.opp_known), k)
-    return -M.popcount(B.meldable_with(opp_hand) & passed).astype(np.float64)
+    score = -M.popcount(B.meldable_with(opp_hand) & passed).astype(np.float64)
+    size = pool.pile_size
+    top = np.where(size > 0, pool.pile[rows, np.maximum(size - 1, 0)].astype(np.int64), -1)
+    opp_disc = np.repeat(info.discarded[:, 1], k)
+    g = np.flatnonzero((top >= 0) & ((opp_disc & CARD_BITS[np.maximum(top, 0)]) != 0))
+    if g.size:
+        _, sets, runs = M.best_arrangement_masks(opp_hand[g])
+        dead = masks_to_bools(opp_hand[g] & ~(sets | runs))
+        score[g] -= (dead & (_RANK[None, :] > _RANK[top[g]][:, None])).sum(axis=1)
+    score -= M.min_deadwood_masks(opp_hand) <= pool.knock_limit
+    return score
 
 
 # --- rollout policies ------------------------------------------------------------------------------

@@ -1,0 +1,127 @@
+"""What limits the ``search`` agent: the value of knowing the opponent's hand.
+
+    python benchmarks/search_information.py --pairs 100      # single hands against simple
+
+Plays single hands (duplicate deals) of the search agent against ``simple`` with the worlds built
+three ways, and with draws searched or not:
+
+* ``truth``: every world holds the opponent's *true* hand (the stock still shuffled): an
+  experiment only, the agent never sees this in play; it bounds what a better belief could give;
+* ``melds``: the agent's opponent model (built-up hands ranked by the cards passed on);
+* ``uniform``: uniformly random opponent hands.
+
+Prints hand win rates (walls excluded) with Wilson 95% intervals and the net points per hand.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+from agents.bots import SimpleBot  # noqa: E402
+from agents.search import SearchAgent  # noqa: E402
+from experiments.stats import wilson  # noqa: E402
+from hollywood_env import core  # noqa: E402
+from hollywood_env.actions import KIND_WALL  # noqa: E402
+from hollywood_env.cards import CARD_BITS, NUM_CARDS  # noqa: E402
+from hollywood_env.observation import encode  # noqa: E402
+
+
+class TruthSearch(SearchAgent):
+    """The search agent whose worlds hold the opponent's true hand (set ``truth`` = the real
+    State and ``games`` = the rows' games before each call). For this experiment only."""
+
+    truth: core.State
+    games: np.ndarray
+
+    def _worlds(self, info):
+        worlds = super()._worlds(info)
+        w = self.config.worlds
+        g = np.repeat(self.games[self._searched], w)
+        me = self.truth.current_player[g].astype(np.int64)
+        opp_true = self.truth.hands[g, 1 - me]
+        for i in range(worlds.batch_size):  # give the opponent its true hand, the rest to the stock
+            hand = int(opp_true[i])
+            seen = int(worlds.hands[i, 0]) | int(np.bitwise_or.reduce(
+                CARD_BITS[worlds.pile[i, :worlds.pile_size[i]].astype(np.int64)]))
+            stock = [c for c in range(NUM_CARDS) if not ((hand | seen) >> c) & 1]
+            worlds.hands[i, 1] = hand
+            worlds.deck[i, worlds.stock_pos[i]:] = self.rng.permutation(stock)
+        worlds.known[:, 1] = worlds.known[:, 1] & worlds.hands[:, 1]
+        worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
+        return worlds
+
+    def candidate_values(self, obs, masks):
+        base = np.asarray(self._policy(obs, masks))
+        from agents.search import _candidates
+        rows, _ = _candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base,
+                              self.config.moves == "all")
+        self._searched = np.unique(rows)
+        return super().candidate_values(obs, masks)
+
+
+def play(agent, pairs: int, seed: int, rules: str = "hollywood"):
+    seeds = core.slot_seeds(seed, pairs)
+    state = core.init(2 * pairs, rules, seed=np.concatenate([seeds, seeds]))
+    a_seat = np.r_[np.zeros(pairs, int), np.ones(pairs, int)]
+    opp = SimpleBot(rules)
+    done = np.zeros(2 * pairs, bool)
+    result = np.zeros(2 * pairs)
+    points = np.zeros(2 * pairs)
+    while not done.all():
+        idx = np.flatnonzero(~done)
+        on_a = state.current_player[idx] == a_seat[idx]
+        act = np.zeros(2 * pairs, dtype=np.int64)
+        ia, ib = idx[on_a], idx[~on_a]
+        if ia.size:
+            if isinstance(agent, TruthSearch):
+                agent.truth, agent.games = state, ia
+            act[ia] = agent(encode(state, games=ia), state.legal_action_mask[ia])
+        if ib.size:
+            act[ib] = opp(encode(state, games=ib), state.legal_action_mask[ib])
+        core.step(state, act, games=idx)
+        e = np.flatnonzero(state.hand_ended & ~done)
+        wall = state.hand_kind[e] == KIND_WALL
+        won = state.hand_winner[e] == a_seat[e]
+        result[e] = np.where(wall, 0, np.where(won, 1, -1))
+        points[e] = np.where(wall, 0, np.where(won, 1, -1) * state.hand_points[e])
+        done[e] = True
+    return result, points
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--pairs", type=int, default=100, help="duplicate pairs of single hands per row (default 100)")
+    p.add_argument("--worlds", type=int, default=16)
+    p.add_argument("--seed", type=int, default=5)
+    args = p.parse_args(argv)
+    print(f"search (worlds={args.worlds}) vs simple, {args.pairs} duplicate pairs of single hands, seed {args.seed}\n")
+    print("| worlds hold | moves searched | hands won | 95% interval | net points/hand | seconds |")
+    print("|---|---|---:|---|---:|---:|")
+    for belief in ("truth", "melds", "uniform"):
+        for moves in ("all", "discards"):
+            knobs = dict(worlds=args.worlds, moves=moves, prior=0.0,
+                         belief="none" if belief == "uniform" else "melds")
+            agent = (TruthSearch if belief == "truth" else SearchAgent)("hollywood", seed=1, **knobs)
+            t0 = time.perf_counter()
+            result, points = play(agent, args.pairs, args.seed)
+            won, lost = int((result > 0).sum()), int((result < 0).sum())
+            est = wilson(won, won + lost)
+            lo, hi = est.low, est.high
+            print(f"| {belief} | {moves} | {won / (won + lost):.1%} | [{lo:.1%}, {hi:.1%}] | "
+                  f"{points.mean():+.2f} | {time.perf_counter() - t0:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
