@@ -13,17 +13,19 @@ knob               meaning (default)
 ``worlds``         kept worlds per decision (64); every candidate is rolled out in the *same*
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
-``rollout``        the bot that plays both seats after the move, and whose own move is the
-                   default: ``simple`` (fast, deterministic, read straight from the state),
-                   ``hollywood``, ``neller`` or ``random``
+``rollout``        the bot that plays both seats after the move: ``simple`` (fast,
+                   deterministic, read straight from the state), ``hollywood``, ``neller`` or
+                   ``random``
+``base``           the bot that makes the decisions not searched and whose move gets the prior
+                   (default: the rollout bot)
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
-                   rollout bot's) or ``all`` (draws, knocks and discards)
+                   base bot's) or ``all`` (draws, knocks and discards)
 ``belief``         ``melds``: opponent hands built up as a player builds them and weighed by
                    what the opponent passed on (below); ``none``: uniformly random worlds
 ``oversample``     worlds sampled per kept world under ``belief=melds`` (4)
 ``improve``        draw-and-throw turns given to each sampled opponent hand per turn the
                    opponent has played this hand (1.0; 0: uniform hands)
-``prior``          points added to the rollout bot's own move, so that another move replaces it
+``prior``          points added to the base bot's own move, so that another move replaces it
                    only when it is better by more than that (1.0)
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``sheet``: the change of the scoresheet total difference
@@ -32,7 +34,7 @@ knob               meaning (default)
 
 Candidate moves: in the draw phase both choices; in the discard phase big gin or gin when legal
 (taken at once), the best knock (least deadwood) when a knock is legal, and the plain discards of
-the cards outside the best meld arrangement plus the rollout bot's choice. A row with one
+the cards outside the best meld arrangement plus the base bot's choice. A row with one
 candidate is not searched.
 
 The opponent model (``belief="melds"``): a uniformly random opponent hand is far weaker than
@@ -93,6 +95,7 @@ class SearchConfig:
 
     worlds: int = 64
     rollout: str = "simple"
+    base: str = ""
     moves: str = "discards"
     belief: str = "melds"
     oversample: int = 4
@@ -109,6 +112,8 @@ class SearchConfig:
             raise ValueError(f"worlds must be a positive int, got {self.worlds!r}")
         if self.rollout not in _ROLLOUTS:
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, got {self.rollout!r}")
+        if self.base not in ("",) + _ROLLOUTS:
+            raise ValueError(f"base must be one of {list(_ROLLOUTS)} (empty: the rollout bot), got {self.base!r}")
         if self.moves not in _MOVES:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
         if self.belief not in _BELIEFS:
@@ -146,7 +151,7 @@ def parse_search_spec(arg: str) -> dict:
 
 @dataclass
 class CandidateValues:
-    """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the rollout policy's move
+    """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base bot's move
     in every row; per candidate (sorted by row) its ``rows``, ``actions`` and ``values (k, W)``,
     the signed result of the move in each of the row's ``W`` worlds; ``worlds``: the State of
     those worlds before the move (world ``j`` of the ``i``-th searched row at ``i * W + j``)."""
@@ -169,11 +174,15 @@ class SearchAgent:
         self.config = replace(config or SearchConfig(), **knobs)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._policy = _make_bot(self.config.rollout, self.rules, self.rng)
+        base = self.config.base or self.config.rollout
+        self._base = self._policy if base == self.config.rollout else _make_bot(base, self.rules, self.rng)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
 
     def seed(self, seed=None) -> None:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._policy.seed(self.rng)
+        if self._base is not self._policy:
+            self._base.seed(self.rng)
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.config})"
@@ -207,7 +216,7 @@ class SearchAgent:
         w = cfg.worlds
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
-        base = np.asarray(self._policy(obs, masks), dtype=np.int64)  # the rollout policy's moves
+        base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base bot's moves
         cands_row, cands_act = _candidates(obs, masks, base, cfg.moves == "all")
         rows = np.unique(cands_row)
         if rows.size == 0:

@@ -142,7 +142,7 @@ def test_specs_and_knobs():
     assert agent.config == SearchConfig(worlds=8, belief="none")
     assert make_agent("search", "hollywood").config == SearchConfig()
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
-                      ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
+                      ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"), ("search:base=ppo", "base must be one of"),
                       ("search:worlds", "must be KEY=VALUE")]:
         with pytest.raises(AgentSpecError, match=says):
             make_agent(bad, "hollywood")
