@@ -10,7 +10,7 @@ Python loop over games, moves or worlds.
 =================  =============================================================================
 knob               meaning (default)
 =================  =============================================================================
-``worlds``         kept worlds per decision (64); every candidate is rolled out in the *same*
+``worlds``         kept worlds per decision (128); every candidate is rolled out in the *same*
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
 ``rollout``        the bot that plays both seats after the move: ``simple`` (fast,
@@ -93,7 +93,7 @@ _RANK = np.arange(NUM_CARDS) % 13
 class SearchConfig:
     """The knobs of :class:`SearchAgent` (see the module docstring)."""
 
-    worlds: int = 64
+    worlds: int = 128
     rollout: str = "simple"
     base: str = ""
     moves: str = "discards"
