@@ -74,6 +74,7 @@ class Policy(Protocol):
 _NAMES: dict[str, tuple[Any, str]] = {}
 #: prefix -> (factory(arg, rules=, seed=) or "module:attr", description)
 _PREFIXES: dict[str, tuple[Any, str]] = {}
+_PREFIX_ARGS: dict[str, str] = {}  # prefix -> the argument's name in help texts
 
 
 def register(name: str, factory: Callable[..., Policy] | str, description: str = "", overwrite: bool = False) -> None:
@@ -86,13 +87,15 @@ def register(name: str, factory: Callable[..., Policy] | str, description: str =
 
 
 def register_prefix(prefix: str, factory: Callable[..., Policy] | str, description: str = "",
-                    overwrite: bool = False) -> None:
-    """Register ``prefix:ARG`` specs: ``factory(arg: str, rules=Rules, seed=...) -> policy``."""
+                    overwrite: bool = False, arg: str = "PATH") -> None:
+    """Register ``prefix:ARG`` specs: ``factory(arg: str, rules=Rules, seed=...) -> policy``;
+    ``arg`` names the argument in help texts (``ppo:PATH``, ``search:KEY=VALUE,...``)."""
     if not prefix or ":" in prefix:
         raise ValueError(f"a prefix must be non-empty and contain no ':', got {prefix!r}")
     if prefix in _PREFIXES and not overwrite:
         raise ValueError(f"prefix {prefix!r} is already registered (pass overwrite=True to replace it)")
     _PREFIXES[prefix] = (factory, description)
+    _PREFIX_ARGS[prefix] = arg
 
 
 def registered_names() -> list[str]:
@@ -105,12 +108,12 @@ def registered_prefixes() -> list[str]:
 
 def available_agents() -> list[str]:
     """Every valid form of spec, for help texts and error messages."""
-    return registered_names() + [f"{p}:PATH" for p in _PREFIXES] + ["module:function"]
+    return registered_names() + [f"{p}:{_PREFIX_ARGS[p]}" for p in _PREFIXES] + ["module:function"]
 
 
 def describe_agents() -> str:
     lines = [f"  {n:<16} {d}" for n, (_, d) in _NAMES.items()]
-    lines += [f"  {p + ':PATH':<16} {d}" for p, (_, d) in _PREFIXES.items()]
+    lines += [f"  {p + ':' + _PREFIX_ARGS[p]:<16} {d}" for p, (_, d) in _PREFIXES.items()]
     lines.append(f"  {'module:function':<16} a policy, policy class or factory(rules=...) from your own code")
     return "\n".join(lines)
 
@@ -311,7 +314,8 @@ def _search_factory(arg: str = "", rules=None, seed=None):
 
 
 register("search", _search_factory, "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
-register_prefix("search", _search_factory, "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood")
+register_prefix("search", _search_factory, "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood",
+                arg="KEY=VALUE,...")
 register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),

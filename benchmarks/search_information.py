@@ -11,6 +11,10 @@ three ways, and with draws searched or not:
 * ``uniform``: uniformly random opponent hands.
 
 Prints hand win rates (walls excluded) with Wilson 95% intervals and the net points per hand.
+
+``--belief-only``: no games against the agent; instead, at positions of games of ``simple``
+against itself and of ``hollywood`` against itself, the share of the opponent's unknown cards
+that the sampled worlds put in its hand (uniform worlds against the agent's belief).
 """
 
 from __future__ import annotations
@@ -99,12 +103,46 @@ def play(agent, pairs: int, seed: int, rules: str = "hollywood"):
     return result, points
 
 
+def belief_quality(bot_name: str, worlds: int = 32, seed: int = 3) -> dict:
+    """Mean share of the opponent's unknown cards found in the sampled opponent hands, at the
+    draw decisions of 300 games of ``bot_name`` against itself (every 4th decision, first 45)."""
+    from agents.bots import HollywoodBot
+    from hollywood_env import melds as M
+    from hollywood_env.actions import PHASE_DRAW
+    from hollywood_env.determinize import InfoSet, sample_worlds
+
+    bot = {"simple": SimpleBot, "hollywood": HollywoodBot}[bot_name]("hollywood")
+    state = core.init(300, "hollywood", seed=seed)
+    agent = SearchAgent("hollywood", seed=0, worlds=worlds)
+    rng = np.random.default_rng(0)
+    hits: dict = {"uniform": [], "belief": []}
+    for t in range(45):
+        live = np.flatnonzero(~state.done)
+        g = live[state.phase[live] == PHASE_DRAW]
+        if t % 4 == 3 and g.size:
+            info = InfoSet.from_observation(encode(state, games=g), state.legal_action_mask[g], "hollywood")
+            truth = state.hands[g, 1 - state.current_player[g].astype(np.int64)] & ~info.opp_known
+            need = M.popcount(truth).astype(np.float64)
+            for name, worlds_state in (("uniform", sample_worlds(info, worlds, rng)), ("belief", agent._worlds(info))):
+                found = M.popcount(worlds_state.hands[:, 1] & np.repeat(truth, worlds)).reshape(-1, worlds).mean(axis=1)
+                hits[name] += list(found[need > 0] / need[need > 0])
+        core.step(state, bot(encode(state), state.legal_action_mask))
+    return {k: float(np.mean(v)) for k, v in hits.items()}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--pairs", type=int, default=100, help="duplicate pairs of single hands per row (default 100)")
     p.add_argument("--worlds", type=int, default=16)
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--belief-only", action="store_true", help="only the share of the opponent's cards the worlds find")
     args = p.parse_args(argv)
+    if args.belief_only:
+        print("| opponent | uniform worlds | the agent's belief |\n|---|---:|---:|")
+        for name in ("simple", "hollywood"):
+            q = belief_quality(name)
+            print(f"| {name} | {q['uniform']:.1%} | {q['belief']:.1%} |")
+        return 0
     print(f"search (worlds={args.worlds}) vs simple, {args.pairs} duplicate pairs of single hands, seed {args.seed}\n")
     print("| worlds hold | moves searched | hands won | 95% interval | net points/hand | seconds |")
     print("|---|---|---:|---|---:|---:|")

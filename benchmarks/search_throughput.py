@@ -1,6 +1,6 @@
 """Speed of the ``search`` agent at several budgets, on one core.
 
-    python benchmarks/search_throughput.py             # budgets 8, 32, 64 worlds; batches of 1 and 64
+    python benchmarks/search_throughput.py             # budgets 8, 32, 64, 128 worlds; batches of 1 and 64
     python benchmarks/search_throughput.py --quick     # fewer positions
 
 Positions come from games of the simple bot against itself (every phase; the rows the agent is
@@ -56,7 +56,7 @@ def positions(n: int, rules: str = "hollywood", seed: int = 0):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer positions")
-    p.add_argument("--worlds", default="8,32,64", help="comma-separated budgets (worlds per decision)")
+    p.add_argument("--worlds", default="8,32,64,128", help="comma-separated budgets (worlds per decision)")
     p.add_argument("--rollout", default="simple", help="rollout bot (default simple)")
     args = p.parse_args(argv)
     n = 128 if args.quick else 512

@@ -349,8 +349,10 @@ def test_registry_builds_bots_by_name():
 
 
 def test_registry_errors_list_valid_agents():
-    with pytest.raises(AgentSpecError, match="valid agents: random, simple, neller, hollywood, ppo:PATH, dqn:PATH"):
+    with pytest.raises(AgentSpecError, match="valid agents: random, simple, neller, hollywood, search, ") as e:
         make_agent("bogus")
+    for form in ("search:KEY=VALUE,...", "ppo:PATH", "dqn:PATH", "module:function"):
+        assert form in str(e.value)
     with pytest.raises(AgentSpecError, match="no such checkpoint file or run folder"):
         make_agent("ppo:/no/such/checkpoint.pt")
     with pytest.raises(AgentSpecError, match="needs a checkpoint path"):

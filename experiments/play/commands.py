@@ -23,6 +23,8 @@ from pathlib import Path
 
 from hollywood_env.rules import PRESETS, Rules
 
+from agents.registry import available_agents
+
 
 class UsageError(Exception):
     """A user mistake: printed as one line, exit status 2."""
@@ -43,7 +45,7 @@ def _parser(command: str, description: str) -> argparse.ArgumentParser:
 def play_parser() -> argparse.ArgumentParser:
     p = _parser("play", "Play Hollywood Gin against an agent in the browser (a local server on 127.0.0.1).")
     p.add_argument("--opponent", metavar="SPEC", default=None,
-                   help="the agent to play: random, simple, neller, hollywood, ppo:PATH, dqn:PATH, module:function "
+                   help=f"the agent to play: {', '.join(available_agents())} "
                         "(default: ppo-hollywood where it is available, else the hollywood bot)")
     p.add_argument("--rules", metavar="PRESET", default="hollywood",
                    help=f"rules preset: {', '.join(PRESETS)} (default hollywood)")
