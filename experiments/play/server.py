@@ -55,13 +55,10 @@ def static_dir() -> Path:
 
 
 def default_opponent(rules) -> str:
-    """The strongest agent we ship: ``ppo-hollywood`` where the registry knows it and it loads
-    for ``rules``, else the ``hollywood`` bot."""
-    try:
-        make_agent("ppo-hollywood", rules, seed=0)
-        return "ppo-hollywood"
-    except (ValueError, OSError):
-        return "hollywood"
+    """The strongest agent we ship: the ``search`` agent (README "Search": about 62% of matches
+    against the ``hollywood`` bot and 69% against ``simple``, some 50 ms a decision)."""
+    make_agent("search", rules, seed=0)  # it plays every preset; fail here, not mid-match
+    return "search"
 
 
 class PlayService:
