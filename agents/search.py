@@ -29,7 +29,14 @@ knob               meaning (default)
                    only when it is better by more than that (1.0)
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``sheet``: the change of the scoresheet total difference
+``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
+                   the budget buys at the measured cost, between 4 and ``worlds``; moves then
+                   depend on the machine's speed (use ``worlds`` alone for reproducible play)
 ``seed``           the agent's generator (worlds); same seed and calls, same moves
+
+One rollout per candidate and world: the rollout bots are deterministic given a world (``random``
+excepted), so more rollouts of the same world would repeat it; ``worlds`` is the number of
+rollouts per candidate.
 =================  =============================================================================
 
 Candidate moves: in the draw phase both choices; in the discard phase big gin or gin when legal
@@ -100,6 +107,8 @@ class SearchConfig:
     belief: str = "melds"
     oversample: int = 4
     prior: float = 1.0
+    #: time budget in seconds per searched decision (0: off, use ``worlds``)
+    seconds: float = 0.0
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
     improve: float = 1.0
     value: str = "points"
@@ -120,6 +129,8 @@ class SearchConfig:
             raise ValueError(f"belief must be one of {list(_BELIEFS)}, got {self.belief!r}")
         if not isinstance(self.oversample, int) or self.oversample < 1:
             raise ValueError(f"oversample must be a positive int, got {self.oversample!r}")
+        if not self.seconds >= 0:
+            raise ValueError(f"seconds must be >= 0 (0: no time budget), got {self.seconds!r}")
         if not self.improve >= 0:
             raise ValueError(f"improve must be >= 0, got {self.improve!r}")
         if self.value not in _VALUES:
@@ -174,6 +185,7 @@ class SearchAgent:
         self.config = replace(config or SearchConfig(), **knobs)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._policy = _make_bot(self.config.rollout, self.rules, self.rng)
+        self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         base = self.config.base or self.config.rollout
         self._base = self._policy if base == self.config.rollout else _make_bot(base, self.rules, self.rng)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
@@ -213,27 +225,40 @@ class SearchAgent:
         """The search without the choice: every row's candidate moves and each one's rollout
         value in each kept world (see :class:`CandidateValues`)."""
         cfg = self.config
-        w = cfg.worlds
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base bot's moves
         cands_row, cands_act = _candidates(obs, masks, base, cfg.moves == "all")
         rows = np.unique(cands_row)
+        w = self._budget_worlds(rows.size, cands_row.size)
         if rows.size == 0:
             return CandidateValues(base, cands_row, cands_act, np.zeros((0, w)), None)
+        t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
-        worlds = self._worlds(info)
+        worlds = self._worlds(info, w)
         # every candidate of a row is played in the same worlds: the row's w kept worlds
         local = np.searchsorted(rows, cands_row)
         sim = core.take(worlds, (local[:, None] * w + np.arange(w)[None, :]).reshape(-1))
         values = self._rollout(sim, np.repeat(cands_act, w), viewer=sim.current_player.astype(np.int64))
+        cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
+        self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
         return CandidateValues(base, cands_row, cands_act, values.reshape(-1, w), worlds)
 
-    def _worlds(self, info: InfoSet) -> core.State:
-        """``worlds`` worlds per information set: uniform, or (``belief="melds"``) the most
-        believable of ``worlds * oversample`` whose opponent hands were built up."""
+    def _budget_worlds(self, n_rows: int, n_candidates: int) -> int:
+        """The worlds of this call: ``worlds``, or with a time budget (``seconds``) as many as the
+        budget of the searched rows buys at the measured cost of a (candidate, world), between 4
+        and ``worlds`` (16 before anything was measured)."""
         cfg = self.config
-        w = cfg.worlds
+        if cfg.seconds <= 0 or n_candidates == 0:
+            return cfg.worlds
+        if self._cost is None:
+            return min(cfg.worlds, 16)
+        return int(np.clip(cfg.seconds * n_rows / (self._cost * n_candidates), 4, cfg.worlds))
+
+    def _worlds(self, info: InfoSet, w: int) -> core.State:
+        """``w`` worlds per information set: uniform, or (``belief="melds"``) the most
+        believable of ``w * oversample`` whose opponent hands were built up."""
+        cfg = self.config
         if cfg.belief == "none":
             return sample_worlds(info, w, self.rng)
         k = w * cfg.oversample

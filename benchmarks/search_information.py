@@ -48,9 +48,8 @@ class TruthSearch(SearchAgent):
     truth: core.State
     games: np.ndarray
 
-    def _worlds(self, info):
-        worlds = super()._worlds(info)
-        w = self.config.worlds
+    def _worlds(self, info, w):
+        worlds = super()._worlds(info, w)
         g = np.repeat(self.games[self._searched], w)
         me = self.truth.current_player[g].astype(np.int64)
         opp_true = self.truth.hands[g, 1 - me]
@@ -123,7 +122,7 @@ def belief_quality(bot_name: str, worlds: int = 32, seed: int = 3) -> dict:
             info = InfoSet.from_observation(encode(state, games=g), state.legal_action_mask[g], "hollywood")
             truth = state.hands[g, 1 - state.current_player[g].astype(np.int64)] & ~info.opp_known
             need = M.popcount(truth).astype(np.float64)
-            for name, worlds_state in (("uniform", sample_worlds(info, worlds, rng)), ("belief", agent._worlds(info))):
+            for name, worlds_state in (("uniform", sample_worlds(info, worlds, rng)), ("belief", agent._worlds(info, worlds))):
                 found = M.popcount(worlds_state.hands[:, 1] & np.repeat(truth, worlds)).reshape(-1, worlds).mean(axis=1)
                 hits[name] += list(found[need > 0] / need[need > 0])
         core.step(state, bot(encode(state), state.legal_action_mask))

@@ -135,6 +135,22 @@ def test_same_seed_same_moves_and_reseeding():
                                   first)
 
 
+def test_a_time_budget_buys_worlds_at_the_measured_cost():
+    state = _positions(n=24, seed=2)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    agent = SearchAgent("hollywood", seed=0, worlds=64, seconds=0.05)
+    first = agent.candidate_values(obs, masks)
+    assert first.values.shape[1] == 16  # nothing measured yet
+    agent._cost = 1e-3  # 1 ms per (candidate, world): 0.05 s buys 50 worlds for one candidate per row
+    rows, cands = np.unique(first.rows).size, first.rows.size
+    expected = int(np.clip(0.05 * rows / (1e-3 * cands), 4, 64))
+    assert agent._budget_worlds(rows, cands) == expected
+    agent._cost = 10.0  # very slow: the floor of 4 worlds
+    assert agent.candidate_values(obs, masks).values.shape[1] == 4
+    assert SearchAgent("hollywood", seed=0, worlds=8).candidate_values(obs, masks).values.shape[1] == 8
+
+
 def test_specs_and_knobs():
     assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
         "worlds": 64, "rollout": "hollywood", "prior": 0.5}
@@ -143,7 +159,7 @@ def test_specs_and_knobs():
     assert make_agent("search", "hollywood").config == SearchConfig()
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
                       ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"), ("search:base=ppo", "base must be one of"),
-                      ("search:worlds", "must be KEY=VALUE")]:
+                      ("search:worlds", "must be KEY=VALUE"), ("search:seconds=-1", "seconds must be >= 0")]:
         with pytest.raises(AgentSpecError, match=says):
             make_agent(bad, "hollywood")
 
