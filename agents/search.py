@@ -76,7 +76,7 @@ import numpy as np
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.actions import (
-    BIG_GIN, DISCARD, DRAW_STOCK, KIND_WALL, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD,
+    BIG_GIN, DISCARD, DRAW_STOCK, KIND_WALL, KNOCK, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD,
     TAKE_DISCARD,
 )
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_bools
@@ -88,7 +88,6 @@ from . import bots as B
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec"]
 
-_ALL52 = np.uint64((1 << NUM_CARDS) - 1)
 _ROLLOUTS = ("simple", "hollywood", "neller", "random")
 _BELIEFS = ("melds", "none")
 _VALUES = ("points", "sheet")
@@ -341,19 +340,15 @@ def _candidates(obs, masks, base, everything: bool) -> tuple[np.ndarray, np.ndar
         knocks = bools_to_masks(masks[disc, KNOCK:KNOCK + NUM_CARDS])
         # gin (a knock leaving no deadwood) or big gin: take it
         finish = masks[disc, BIG_GIN].copy()
-        kr, kc = np.nonzero(masks_to_bools(knocks))
+        has_knock = knocks != 0
+        best = np.full(disc.size, -1, dtype=np.int64)
         gin_card = np.full(disc.size, -1, dtype=np.int64)
-        if kr.size:
-            dw = M.min_deadwood_masks(hand[kr] & ~CARD_BITS[kc])
-            best = B._best_per_row(kr, kc, B._knock_key(dw, kc), disc.size)
-            has_knock = best >= 0
-            best_dw = np.full(disc.size, 10**6, dtype=np.int64)
-            np.minimum.at(best_dw, kr, dw)
-            gin = has_knock & (best_dw == 0) & ~finish
-            gin_card[gin] = best[gin]
-        else:
-            has_knock = np.zeros(disc.size, dtype=bool)
-            best = np.full(disc.size, -1, dtype=np.int64)
+        k = np.flatnonzero(has_knock)
+        if k.size:
+            best[k] = B.best_knock(hand[k], knocks[k])  # the knock leaving the least deadwood
+            gin = M.min_deadwood_masks(hand[k] & ~CARD_BITS[best[k]]) == 0
+            gin_card[k[gin]] = best[k[gin]]
+        gin_card[finish] = -1
         decided = finish | (gin_card >= 0)
         _, sets, runs = M.best_arrangement_masks(hand)
         dead = hand & ~(sets | runs) & legal
@@ -466,9 +461,9 @@ def _simple_from_state(bot: B.SimpleBot, state: core.State) -> np.ndarray:
     take_phase &= mask[:, TAKE_DISCARD]
     discard_phase = phase == PHASE_DISCARD
     discard_phase &= mask[:, :KNOCK].any(axis=1) | mask[:, BIG_GIN]
-    words = core._legal_words(state)
-    legal_discards = words[:, 0] & _ALL52
-    legal_knocks = ((words[:, 0] >> np.uint64(52)) | (words[:, 1] << np.uint64(12))) & _ALL52
+    # the legal discards and knocks packed from the mask the engine computed in its last step
+    legal_discards = bools_to_masks(mask[:, :NUM_CARDS])
+    legal_knocks = bools_to_masks(mask[:, KNOCK:KNOCK + NUM_CARDS])
     z = np.zeros(b, dtype=np.uint64)
     v = B.View(hand=state.hands[g, cur], top=state.pile_top, pile=z, opp_known=z, opp_discarded=z, own_discarded=z,
                stock=NUM_CARDS - state.stock_pos, knock_limit=state.knock_limit, take_phase=take_phase,

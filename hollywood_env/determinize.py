@@ -47,11 +47,10 @@ import numpy as np
 
 from . import core
 from . import observation as O
-from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
+from .actions import NUM_ACTIONS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_bools
 from .melds import popcount
 from .rules import Rules, resolve_rules
-from .scoring import BatchScoresheet
 
 __all__ = ["InfoSet", "sample_worlds", "consistent", "unseen_cards", "opponent_hand_size"]
 
@@ -135,8 +134,8 @@ class InfoSet:
             raise ValueError(f"observations must have shape (n, {O.observation_size(rules)}) for these rules, "
                              f"got {obs.shape}")
         n = obs.shape[0]
-        if masks.shape != (n, masks.shape[1]) or masks.shape[1] < TAKE_DISCARD + 1:
-            raise ValueError(f"masks must have shape ({n}, 108), got {masks.shape}")
+        if masks.shape != (n, NUM_ACTIONS):
+            raise ValueError(f"masks must have shape ({n}, {NUM_ACTIONS}), got {masks.shape}")
         if not masks.any(axis=1).all():
             raise ValueError("every row must have a legal action (a live game)")
         planes = bools_to_masks((obs[:, :O.STOCK] > 0).reshape(n * 6, NUM_CARDS)).reshape(n, 6)

@@ -15,7 +15,7 @@ import pytest
 
 from hollywood_env import core
 from hollywood_env import observation as O
-from hollywood_env.actions import PHASE_DISCARD, PHASE_DRAW
+from hollywood_env.actions import PHASE_DRAW
 from hollywood_env.cards import CARD_BITS, NUM_CARDS
 from hollywood_env.determinize import InfoSet, consistent, opponent_hand_size, sample_worlds, unseen_cards
 from hollywood_env.melds import popcount
@@ -199,4 +199,5 @@ def test_bad_input_is_reported():
         InfoSet.from_state(state, viewer=2)
     with pytest.raises(ValueError, match="observations must have shape"):
         InfoSet.from_observation(np.zeros((2, 5), np.float32), state.legal_action_mask, "hollywood")
-    assert state.phase[0] != PHASE_DISCARD
+    with pytest.raises(ValueError, match="masks must have shape"):
+        InfoSet.from_observation(O.encode(state), state.legal_action_mask[:, :50], "hollywood")
