@@ -48,6 +48,7 @@ import importlib.util
 import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -316,6 +317,38 @@ def _search_factory(arg: str = "", rules=None, seed=None):
 register("search", _search_factory, "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
 register_prefix("search", _search_factory, "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood",
                 arg="KEY=VALUE,...")
+# --- shipped models ----------------------------------------------------------------------------
+
+#: the folder of the shipped models (``models/`` of the source tree); HOLLYWOOD_MODELS overrides it
+MODELS_DIR = Path(os.environ.get("HOLLYWOOD_MODELS") or Path(__file__).resolve().parent.parent / "models")
+#: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
+SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "dqn-hollywood": "dqn_hollywood",
+                  "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}
+
+
+def _shipped_factory(short: str, description: str):
+    """The factory of a shipped model's short name: ``ppo:``/``dqn:`` of ``MODELS_DIR/<file>.pt``."""
+    kind = short.split("-", 1)[0]
+    loader = checkpoint_loader(kind, f"agents.policies:{kind.upper()}Policy.from_checkpoint")
+
+    def factory(rules=None, seed=None):
+        path = MODELS_DIR / f"{SHIPPED_MODELS[short]}.pt"
+        if not path.is_file():
+            raise AgentSpecError(f"{short}: the shipped model file {path} is missing (it comes with the source "
+                                 f"tree's models/ folder; set HOLLYWOOD_MODELS to the folder that holds it)")
+        try:
+            return loader(str(path), rules=rules, seed=seed)
+        except AgentSpecError as e:
+            raise AgentSpecError(f"{short}: {e}") from None
+
+    factory.__name__ = f"load_{short.replace('-', '_')}"
+    register(short, factory, description)
+
+
+_shipped_factory("ppo-hollywood", "the shipped PPO agent for Hollywood matches (models/ppo_hollywood.md)")
+_shipped_factory("dqn-hollywood", "the shipped DQN agent for Hollywood matches (models/dqn_hollywood.md)")
+_shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin-rummy-simple rules "
+                 "(models/ppo_gin_rummy_simple.md)")
 register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),

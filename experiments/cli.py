@@ -262,6 +262,8 @@ def _run_tournament(args) -> int:
 add_passthrough("train", "train a PPO or DQN agent from a YAML config (see experiments/train.py)",
                 "experiments.train:train_main")
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics", "experiments.train:reproduce_main")
+add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card (experiments/ship.py)",
+                "experiments.ship:main")
 add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",
                 "experiments.sweep:sweep_main")
 add_passthrough("play", "play against any agent in the browser (needs the play extra; see experiments/play)",
@@ -304,6 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Idle OpenMP threads (torch's) otherwise spin-wait and take the CPU that rollout worker
+    # processes need; OpenMP reads this when torch is loaded, which is after this point (nothing
+    # this module imports loads torch).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in PASSTHROUGH:
         import importlib

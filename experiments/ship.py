@@ -1,0 +1,223 @@
+"""``hollywood ship RUN NAME``: turn a finished training run into a shipped agent in ``models/``.
+
+    hollywood ship runs/ppo_hollywood__0__<time> ppo_hollywood --opponents simple hollywood --matches 2000
+    hollywood ship runs/ppo_simple__0__<time> ppo_gin_rummy_simple --hands 2000 --opponents simple
+
+Writes two files:
+
+* ``models/NAME.pt``: the network of the run's checkpoint (``--checkpoint latest`` by default, or
+  ``best``) without its training state: the inference fields of :mod:`agents.checkpoint` (model,
+  sizes, features version, rules, the resolved config, updates, learner decisions) plus ``card``,
+  the facts of the model card below as plain data. Read weights-only like every checkpoint, so it
+  loads as ``ppo:models/NAME.pt`` / ``dqn:models/NAME.pt`` and, for the names registered in
+  :mod:`agents.registry` (``ppo-hollywood``...), by that short name.
+* ``models/NAME.md``: the model card: what the agent is, how to load it, the config it was
+  trained with, the commit, training time and hardware, and its evaluation against each
+  ``--opponents`` agent (duplicate deals, 95% intervals, ``--seed`` never used in training), with
+  the commands that made each figure and the commands that reproduce the model.
+
+The training time is the run folder's start (the time stamp in its name) to the checkpoint's
+write time: the wall time of the run, evaluations and gates included (an interrupted and resumed
+run also counts its pause).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+EVAL_SEED = 20261129  # the published evaluation seed (experiments/publish.py uses the same)
+
+
+def cpu_description() -> str:
+    """The CPU model and the cores this process may use (Linux ``/proc/cpuinfo``; else platform)."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cores} cores"
+
+
+def run_wall_time(run_dir: Path, ckpt_path: Path) -> float | None:
+    """Seconds from the run folder's time stamp (``<name>__<seed>__YYYYmmdd-HHMMSS``) to the
+    checkpoint's modification time; None when the folder name has no stamp."""
+    stamp = run_dir.name.split("__")[-1].split("-")
+    if len(stamp) < 2:
+        return None
+    try:
+        start = datetime.datetime.strptime(f"{stamp[0]}-{stamp[1]}", "%Y%m%d-%H%M%S").timestamp()
+    except ValueError:
+        return None
+    return max(0.0, ckpt_path.stat().st_mtime - start)
+
+
+def short_names(name: str) -> list[str]:
+    """The registered short names that load ``models/NAME.pt``."""
+    from agents.registry import SHIPPED_MODELS
+
+    return [k for k, v in SHIPPED_MODELS.items() if v == name]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="hollywood ship", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", help="a run folder of hollywood train")
+    parser.add_argument("name", help="the model's file name in models/ without .pt (letters, digits, _ and -)")
+    parser.add_argument("--checkpoint", default="latest", choices=["latest", "best"])
+    parser.add_argument("--opponents", nargs="+", default=["simple", "hollywood"], metavar="AGENT")
+    parser.add_argument("--matches", type=int, default=2000, help="matches per opponent (default 2000)")
+    parser.add_argument("--hands", type=int, default=None, help="single hands per opponent instead of matches")
+    parser.add_argument("--seed", type=int, default=EVAL_SEED, help=f"evaluation seed (default {EVAL_SEED})")
+    parser.add_argument("--models-dir", default="models", help="output folder (default models/)")
+    parser.add_argument("--note", action="append", default=[], help="a line for the card's notes (repeatable)")
+    args = parser.parse_args(argv)
+
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
+        parser.error(f"NAME must be letters, digits, '_' or '-', got {args.name!r}")
+    run_dir = Path(args.run)
+    ckpt_path = run_dir / "checkpoints" / f"{args.checkpoint}.pt"
+    if not ckpt_path.is_file():
+        parser.error(f"{ckpt_path} not found: RUN must be a run folder of hollywood train with checkpoints/")
+    total = args.hands if args.hands is not None else args.matches
+    if total < 2:
+        parser.error(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2, got {total}")
+
+    from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+    from agents.registry import AgentSpecError, make_agent
+    from experiments.evaluate import evaluate
+    from hollywood_env.rules import Rules
+
+    try:
+        ckpt = load_checkpoint(ckpt_path)
+    except CheckpointError as e:
+        parser.error(str(e))
+    rules = Rules.from_dict(ckpt["rules"])
+    cfg = ckpt["config"]
+    for opp in args.opponents:
+        try:
+            make_agent(opp, rules, seed=0)
+        except (AgentSpecError, ValueError) as e:
+            parser.error(f"--opponents {opp}: {e}")
+
+    meta = {}
+    if (run_dir / "meta.yaml").is_file():
+        import yaml
+
+        meta = yaml.safe_load((run_dir / "meta.yaml").read_text()) or {}
+    seconds = run_wall_time(run_dir, ckpt_path)
+    card = {
+        "name": args.name, "source_run": run_dir.name, "checkpoint": args.checkpoint,
+        "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
+        "training_seconds": seconds, "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
+        "evaluations": [],
+    }
+
+    model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
+                                  "update", "global_step") if k in ckpt}
+    out_dir = Path(args.models_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pt = out_dir / f"{args.name}.pt"
+    save_checkpoint({**model, "card": card}, pt)  # written first: the evaluations load the shipped file itself
+
+    unit = "hands" if args.hands is not None else "matches"
+    reward = cfg.get("env", {}).get("reward", "hollywood")
+    spec = f"{ckpt['algo']}:{pt}"
+    for opp in args.opponents:
+        print(f"evaluating {spec} against {opp}: {total} {unit}...", flush=True)
+        s, _ = evaluate(spec, opp, rules, matches=None if args.hands else total, hands=args.hands, seed=args.seed,
+                        reward=reward)
+        metrics = {k: {f: v[f] for f in ("value", "low", "high", "n")} for k, v in s["metrics"].items()}
+        flag = f"--hands {total}" if args.hands is not None else f"--matches {total}"
+        preset = rules.preset_name
+        rules_flag = "" if preset == "hollywood" else f" --rules {preset}" if preset else " --set ..."
+        card["evaluations"].append({
+            "opponent": opp, unit: total, "seed": args.seed, "reward": reward, "metrics": metrics,
+            "seconds": s["seconds"],
+            "command": f"hollywood evaluate {spec} {opp} {flag} --seed {args.seed}{rules_flag}"
+                       + (f" --reward {reward}" if reward != "hollywood" else "")})
+    save_checkpoint({**model, "card": card}, pt)
+    text = model_card(model, card, short_names(args.name), args.note)
+    (out_dir / f"{args.name}.md").write_text(text)
+    print(text)
+    print(f"\nwritten: {pt} ({pt.stat().st_size / 1e6:.1f} MB) and {out_dir / (args.name + '.md')}")
+    return 0
+
+
+def _fmt(m: dict, pct: bool) -> str:
+    if m.get("value") is None:
+        return "n/a"
+    k = 100.0 if pct else 1.0
+    unit = "%" if pct else ""
+    return f"{m['value'] * k:.1f}{unit} [{m['low'] * k:.1f}, {m['high'] * k:.1f}]"
+
+
+def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> str:
+    """The Markdown model card of a shipped model (see the module docstring)."""
+    import yaml
+
+    algo = model["algo"]
+    cfg = {k: v for k, v in model["config"].items() if k not in ("ppo", "dqn") or k == algo}  # its own section only
+    name = card["name"]
+    hours = card["training_seconds"]
+    time_text = "unknown" if hours is None else f"{hours / 60:.0f} minutes (wall time of the run)"
+    env = cfg.get("env", {})
+    lines = [f"# {name}", "",
+             f"A {algo.upper()} agent for the `{env.get('rules', 'hollywood')}` rules, trained with the "
+             f"`{env.get('reward', 'hollywood')}` reward. Load it as "
+             + ", ".join(f"`{n}`" for n in names + [f"{algo}:models/{name}.pt"]) + " in any command, e.g.", "",
+             "```bash", f"hollywood evaluate {(names or [f'{algo}:models/{name}.pt'])[0]} simple --matches 2000", "```", "",
+             "or in Python: `agents.registry.make_agent(" + repr((names or [f'{algo}:models/{name}.pt'])[0])
+             + ", rules)`, a batched policy `(obs, mask) -> actions` (greedy). The file is read weights-only "
+             "(it cannot run code) and holds no training state.", "",
+             "## Training", "",
+             "| | |", "|---|---|",
+             f"| config | `configs/{cfg.get('log', {}).get('name', name)}.yaml` (resolved copy below) |",
+             f"| source run | `{card['source_run']}`, checkpoint `{card['checkpoint']}.pt` |",
+             f"| commit | `{card['git_commit']}` |",
+             f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates |",
+             f"| training time | {time_text} |",
+             f"| hardware | {card['hardware']}, torch threads {card['torch_threads']} |",
+             f"| network | {algo.upper()} MLP {model['obs_dim']} -> {' -> '.join(str(h) for h in model['hidden'])}, "
+             f"features `{model.get('features')}` |", ""]
+    lines += ["## Evaluation", ""]
+    evals = card["evaluations"]
+    if evals:
+        unit = "hands" if "hands" in evals[0] else "matches"
+        lines += [f"Duplicate deals (each deal played from both seats), evaluation seed {evals[0]['seed']} "
+                  f"(never used in training), 95% intervals (Wilson for rates, pair bootstrap for points).", "",
+                  f"| opponent | {unit} | match win rate | hand win rate | points per hand |",
+                  "|---|---|---|---|---|"]
+        for e in evals:
+            m = e["metrics"]
+            mw = _fmt(m["match_win_rate"], True) if "match_win_rate" in m else "—"
+            lines.append(f"| `{e['opponent']}` | {e[unit]:,} | {mw} | {_fmt(m['hand_win_rate'], True)} | "
+                         f"{_fmt(m['points_per_hand'], False)} |")
+        lines += ["", "Commands:", "", "```bash"] + [e["command"] for e in evals] + ["```", ""]
+    lines += ["## Reproducing", "",
+              "```bash",
+              f"hollywood train configs/{cfg.get('log', {}).get('name', name)}.yaml --seed {cfg.get('seed', 0)}",
+              f"hollywood ship runs/{cfg.get('log', {}).get('name', name)}__{cfg.get('seed', 0)}__<time> {name}_repro "
+              f"--models-dir runs/repro " + " ".join(["--opponents"] + [e["opponent"] for e in evals]),
+              "```", "",
+              "Training is deterministic for a config and seed on one machine, but not across machines, thread "
+              "counts or torch builds: a re-trained model is a new sample of the same recipe, to compare with "
+              "the intervals above.", ""]
+    if notes:
+        lines += ["## Notes", ""] + [f"* {n}" for n in notes] + [""]
+    lines += ["## Resolved config", "", "```yaml", yaml.safe_dump(cfg, sort_keys=False).rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
