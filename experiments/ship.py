@@ -154,6 +154,60 @@ def main(argv=None) -> int:
     return 0
 
 
+def reproduce_model(path, out_dir: Path | None = None) -> int:
+    """``hollywood reproduce models/NAME.pt``: train the shipped model's embedded config again (same
+    seed, a new run folder), evaluate the new model exactly as the card's evaluations were made
+    (opponents, matches or hands, seed) and say, for each, whether the new match win rate (hand
+    win rate for single hands) lies within the published 95% interval. Exit status 0 when all
+    do, 1 otherwise, 2 for a file that is not a shipped model."""
+    from agents.checkpoint import CheckpointError, load_checkpoint
+    from experiments.config import ConfigError, load_config
+    from experiments.evaluate import evaluate
+    from experiments.schema import TrainConfig, validate
+    from experiments.train import run_training
+    from hollywood_env.rules import Rules
+
+    try:
+        ckpt = load_checkpoint(path)
+    except (CheckpointError, FileNotFoundError) as e:
+        print(f"hollywood reproduce: {e}", file=sys.stderr)
+        return 2
+    card = ckpt.get("card")
+    if not isinstance(card, dict) or not card.get("evaluations"):
+        print(f"hollywood reproduce: {path} is a checkpoint without a model card (made by hollywood ship); "
+              f"give a run folder to re-run its config instead", file=sys.stderr)
+        return 2
+    import tempfile
+
+    import yaml
+
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        yaml.safe_dump(ckpt["config"], f)
+    try:
+        cfg = validate(load_config(TrainConfig, f.name))
+    except ConfigError as e:
+        print(f"hollywood reproduce: {e}", file=sys.stderr)
+        return 2
+    finally:
+        os.unlink(f.name)
+    run_dir, _ = run_training(cfg)
+    rules = Rules.from_dict(ckpt["rules"])
+    agent = f"{ckpt['algo']}:{run_dir / 'checkpoints' / (card.get('checkpoint', 'latest') + '.pt')}"
+    failed = 0
+    print(f"\nre-trained {card['name']} in {run_dir}; the published figures and the new ones:")
+    for e in card["evaluations"]:
+        hands = e.get("hands")
+        s, _ = evaluate(agent, e["opponent"], rules, matches=None if hands else e["matches"], hands=hands,
+                        seed=e["seed"], reward=e["reward"])
+        key = "hand_win_rate" if hands or e["metrics"]["match_win_rate"]["value"] is None else "match_win_rate"
+        pub, new = e["metrics"][key], s["metrics"][key]["value"]
+        ok = new is not None and pub["low"] <= new <= pub["high"]
+        failed += not ok
+        print(f"  vs {e['opponent']}: {key} {'n/a' if new is None else f'{100 * new:.1f}%'} (published {100 * pub['value']:.1f}% "
+              f"[{100 * pub['low']:.1f}, {100 * pub['high']:.1f}]): {'within' if ok else 'OUTSIDE'} the interval")
+    return 1 if failed else 0
+
+
 def _fmt(m: dict, pct: bool) -> str:
     if m.get("value") is None:
         return "n/a"
@@ -205,6 +259,9 @@ def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> s
                          f"{_fmt(m['points_per_hand'], False)} |")
         lines += ["", "Commands:", "", "```bash"] + [e["command"] for e in evals] + ["```", ""]
     lines += ["## Reproducing", "",
+              f"`hollywood reproduce models/{name}.pt` trains the config below again (same seed, a new run folder), "
+              "evaluates the new model as above and says whether each figure lies within the published interval. "
+              "By hand:", "",
               "```bash",
               f"hollywood train configs/{cfg.get('log', {}).get('name', name)}.yaml --seed {cfg.get('seed', 0)}",
               f"hollywood ship runs/{cfg.get('log', {}).get('name', name)}__{cfg.get('seed', 0)}__<time> {name}_repro "

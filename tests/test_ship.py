@@ -1,0 +1,108 @@
+"""Shipped models: ``hollywood ship`` writes models/NAME.pt and its card, the short names load
+them, ``hollywood reproduce models/NAME.pt`` retrains and checks the published intervals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from agents import registry
+from agents.checkpoint import load_checkpoint
+from agents.registry import AgentSpecError, make_agent
+from experiments.config import load_config
+from experiments.schema import TrainConfig
+from experiments.train import run_training
+from hollywood_env.rules import Rules
+
+TINY = ["--total_steps", "2048", "--eval.every", "0", "--eval.pairs", "2", "--league.snapshot_every", "0"]
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ship")
+    cfg = load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp / "runs")])
+    run_dir, _ = run_training(cfg)
+    models = tmp / "models"
+    from experiments.ship import main
+
+    assert main([str(run_dir), "ppo_tiny_model", "--opponents", "random", "simple", "--matches", "6",
+                 "--models-dir", str(models), "--note", "a test model"]) == 0
+    return run_dir, models
+
+
+def test_ship_writes_an_inference_only_checkpoint_and_a_card(shipped):
+    run_dir, models = shipped
+    ckpt = load_checkpoint(models / "ppo_tiny_model.pt")
+    assert "train_state" not in ckpt
+    full = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    for k, v in full["model"].items():
+        assert torch.equal(torch.as_tensor(ckpt["model"][k]), torch.as_tensor(v))
+    card = ckpt["card"]
+    assert card["source_run"] == run_dir.name and card["checkpoint"] == "latest"
+    assert [e["opponent"] for e in card["evaluations"]] == ["random", "simple"]
+    for e in card["evaluations"]:
+        assert e["matches"] == 6 and 0.0 <= e["metrics"]["hand_win_rate"]["value"] <= 1.0
+        assert e["command"].startswith(f"hollywood evaluate ppo:{models / 'ppo_tiny_model.pt'} {e['opponent']} --matches 6")
+    text = (models / "ppo_tiny_model.md").read_text()
+    for needle in ("# ppo_tiny_model", "## Training", "## Evaluation", "| `random` | 6 |", "hollywood reproduce",
+                   "a test model", "## Resolved config", card["git_commit"]):
+        assert needle in text, needle
+    assert "dqn:" not in text.split("## Resolved config")[1]  # only the run's own algorithm section
+
+
+def test_the_shipped_file_plays_and_reproduces_its_card(shipped):
+    """The card's evaluation command gives the card's figure, and reproduce (same config, same seed,
+    same machine) lands within every published interval."""
+    _, models = shipped
+    from experiments.evaluate import evaluate
+    from experiments.ship import reproduce_model
+
+    card = load_checkpoint(models / "ppo_tiny_model.pt")["card"]
+    e = card["evaluations"][1]
+    s, _ = evaluate(f"ppo:{models / 'ppo_tiny_model.pt'}", "simple", Rules(), matches=6, seed=e["seed"])
+    assert {k: s["metrics"]["hand_win_rate"][k] for k in ("value", "low", "high", "n")} == e["metrics"]["hand_win_rate"]
+    assert reproduce_model(models / "ppo_tiny_model.pt") == 0
+
+
+def test_short_names_load_the_models_folder(shipped, monkeypatch, tmp_path):
+    _, models = shipped
+    (models / "ppo_hollywood.pt").write_bytes((models / "ppo_tiny_model.pt").read_bytes())
+    monkeypatch.setattr(registry, "MODELS_DIR", models)
+    policy = make_agent("ppo-hollywood", "hollywood", seed=0)
+    assert policy.name.startswith("ppo:")
+    monkeypatch.setattr(registry, "MODELS_DIR", tmp_path)  # an empty folder
+    with pytest.raises(AgentSpecError, match="ppo-hollywood: the shipped model file .*ppo_hollywood.pt is missing"):
+        make_agent("ppo-hollywood", "hollywood")
+    with pytest.raises(AgentSpecError, match="dqn-hollywood: the shipped model file"):
+        make_agent("dqn-hollywood", "hollywood")
+
+
+def test_ship_and_reproduce_refuse_bad_input(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "experiments.cli", *args], capture_output=True, text=True)
+
+    r = run("ship", str(tmp_path), "x")
+    assert r.returncode == 2 and "checkpoints/latest.pt not found" in r.stderr and "Traceback" not in r.stderr
+    r = run("ship", str(tmp_path), "bad/name")
+    assert r.returncode == 2 and "NAME must be letters" in r.stderr
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    r = run("reproduce", str(tmp_path / "junk.pt"))
+    assert r.returncode == 2 and "not a valid checkpoint" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_shipped_models_in_the_tree_load_when_present():
+    """Every models/*.pt in the source tree loads by its short name and has its card beside it."""
+    for short, stem in registry.SHIPPED_MODELS.items():
+        path = registry.MODELS_DIR / f"{stem}.pt"
+        if not path.exists():
+            continue
+        ckpt = load_checkpoint(path)
+        rules = Rules.from_dict(ckpt["rules"])
+        policy = make_agent(short, rules, seed=0)
+        assert (registry.MODELS_DIR / f"{stem}.md").is_file()
+        assert ckpt["card"]["evaluations"] and "train_state" not in ckpt
+        assert path.stat().st_size < 10_000_000  # a few MB
+        del policy
