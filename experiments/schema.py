@@ -21,7 +21,7 @@ folder.
     league: {self_play_weight: 0.5, snapshot_weight: 0.25, bot_weight: 0.25, bots: [random, simple]}
     eval:   {every: 20, pairs: 100, bots: [random, simple]}
     log:    {root: runs, name: ppo_hollywood, checkpoint_every: 10}
-    collector: {kind: local, num_workers: 1, ray_address: null, ...}   # agents/collectors.py (ppo only)
+    collector: {kind: local, num_workers: 1, ...}   # local | process | ray: agents/collectors.py
 """
 
 from __future__ import annotations

@@ -1,12 +1,23 @@
 """Rollout shards and collectors (without Ray): config checks, shard state round trip,
-interrupts leave a resumable checkpoint, sweep helpers. The Ray side is in test_ray.py."""
+interrupts leave a resumable checkpoint, the worker-process collector (same runs as local, a
+killed worker restarted, exact resume, clean shutdown), sweep helpers. The Ray side is in
+test_ray.py."""
 
+
+import logging
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from agents.collectors import LocalCollector, shard_seeds, weights_to_numpy
+from agents.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
 from agents.ppo import PPOShard
 from agents.checkpoint import load_checkpoint
 from experiments.config import ConfigError, apply_overrides, load_config
@@ -31,7 +42,7 @@ def test_collector_config_is_checked():
     assert cfg.collector.envs_per_worker(cfg.ppo.num_games) == 16
     with pytest.raises(ConfigError, match=r"ppo.num_games \(64\) must be a multiple of collector.num_workers \(3\)"):
         apply_overrides(TrainConfig(), ["--ppo.num_games", "64", "--collector.num_workers", "3"])
-    with pytest.raises(ConfigError, match="collector.kind must be one of local, ray"):
+    with pytest.raises(ConfigError, match="collector.kind must be one of local, process, ray"):
         apply_overrides(TrainConfig(), ["--collector.kind", "dask"])
     with pytest.raises(ConfigError, match=r"dqn.num_games \(128\) must be a multiple of collector.num_workers \(3\)"):
         apply_overrides(TrainConfig(), ["--algo", "dqn", "--collector.num_workers", "3"])
@@ -132,6 +143,199 @@ def test_train_main_reports_an_interrupt(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(T, "run_training", boom)
     assert T.train_main(["configs/ppo_tiny.yaml", "--log.root", str(tmp_path)]) == 130
     assert "--resume" in capsys.readouterr().err
+
+
+# --- worker processes (collector.kind: process) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_two_shards(tmp_path_factory):
+    """The reference: the tiny run with two local shards."""
+    run, _ = run_training(tiny(tmp_path_factory.mktemp("local"), "--collector.num_workers", "2"))
+    return read_metrics(run)
+
+
+def process_tiny(tmp_path, *extra):
+    return tiny(tmp_path, "--collector.kind", "process", "--collector.num_workers", "2", *extra)
+
+
+def assert_reaped(workers):
+    """Every worker process has exited and been waited for (no zombies)."""
+    assert workers and all(p.exitcode is not None for p in workers), [(p.pid, p.exitcode) for p in workers]
+    assert multiprocessing.active_children() == []
+
+
+def test_process_collector_matches_local(local_two_shards, tmp_path):
+    seen = []
+    run, metrics = run_training(process_tiny(tmp_path), on_update=lambda u, c: seen.extend(c.workers))
+    assert compare_metrics(local_two_shards, read_metrics(run)) == []  # everything but charts/SPS*
+    assert metrics["charts/worker_restarts"] == 0
+    assert len({p.pid for p in seen}) == 2 and all(p.pid != os.getpid() for p in seen)
+    assert_reaped(seen)
+
+
+def test_dqn_collects_in_worker_processes_as_in_local_shards(tmp_path):
+    def dqn(*extra):
+        return load_config(TrainConfig, "configs/dqn_tiny.yaml",
+                           ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
+                            "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
+                            "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
+                            *extra])
+
+    local, _ = run_training(dqn())
+    processes, _ = run_training(dqn("--collector.kind", "process"))
+    assert compare_metrics(read_metrics(local), read_metrics(processes)) == []
+
+
+def test_killed_worker_process_is_restarted_and_the_run_is_unchanged(local_two_shards, tmp_path, caplog):
+    killed, seen, victims = [], [], []
+
+    def kill(update, collector):
+        seen.extend(collector.workers)
+        # worker 0 after update 1 (a fresh shard), worker 1 after update 3 (its league holds the
+        # snapshot promoted at update 2, rebuilt from the learner's copy)
+        if update == 3:
+            league = collector.states[1]["rollout"]["league"]
+            assert league["snapshot_ids"], "the promoted snapshot should be in its league"
+        if update in (1, 3):
+            victims.append(collector.workers[0 if update == 1 else 1])
+            os.kill(victims[-1].pid, signal.SIGKILL)
+            killed.append(update)
+
+    with caplog.at_level(logging.WARNING, logger="agents.collectors"):
+        run, _ = run_training(process_tiny(tmp_path), on_update=kill)
+    assert killed == [1, 3]
+    got = read_metrics(run)
+    assert [x["update"] for x in got] == [1, 2, 3, 4]
+    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
+    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
+    # restarted from its last state, a worker collects what it would have: the run is the same
+    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
+    assert compare_metrics(strip(local_two_shards), strip(got)) == []
+    assert [p.exitcode for p in victims] == [-signal.SIGKILL, -signal.SIGKILL]  # reaped by the restarts
+    assert len({p.pid for p in seen}) == 4  # two workers, each replaced once
+    assert_reaped(seen)
+
+
+def test_a_worker_that_keeps_dying_ends_the_run_with_a_clear_error(tmp_path):
+    cfg = process_tiny(tmp_path, "--collector.max_restarts", "0")
+    net = PPOShard(cfg, 0).net
+    collector = ProcessCollector(PPOShard, cfg)
+    try:
+        collector.collect(net)
+        os.kill(collector.workers[0].pid, signal.SIGKILL)
+        with pytest.raises(RuntimeError, match="rollout worker 0 died 1 times in one update; giving up"):
+            collector.collect(net)
+    finally:
+        collector.close()
+    assert_reaped(collector.workers)
+
+
+class ProbeShard(PPOShard):
+    """A shard that reports its process's thread settings in its batch's ``stats``."""
+
+    def collect(self, *args, **kwargs):
+        b = super().collect(*args, **kwargs)
+        b.stats = {"pid": os.getpid(), "threads": torch.get_num_threads(),
+                   "deterministic": torch.are_deterministic_algorithms_enabled(),
+                   "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY")}
+        return b
+
+
+def test_worker_processes_run_one_torch_thread_with_passive_openmp(tmp_path, monkeypatch):
+    """The workers are the parallelism (one torch thread each) and start with idle OpenMP threads
+    that sleep; the learner's own environment is left as it was."""
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    cfg = process_tiny(tmp_path)
+    collector = ProcessCollector(ProbeShard, cfg)
+    try:
+        stats = [b.stats for b in collector.collect(PPOShard(cfg, 0).net)]
+    finally:
+        collector.close()
+    assert [s["pid"] for s in stats] == [p.pid for p in collector.workers]
+    assert all(s["threads"] == 1 and s["deterministic"] and s["OMP_WAIT_POLICY"] == "PASSIVE" for s in stats), stats
+    assert "OMP_WAIT_POLICY" not in os.environ
+    assert_reaped(collector.workers)
+
+
+class BrokenShard(PPOShard):
+    """A shard whose rollout raises (built in a worker process: imported from this module there)."""
+
+    def collect(self, *args, **kwargs):
+        raise ValueError("broken on purpose")
+
+
+def test_an_error_in_a_worker_is_raised_with_its_traceback_not_restarted(tmp_path):
+    cfg = process_tiny(tmp_path)
+    collector = ProcessCollector(BrokenShard, cfg)
+    try:
+        with pytest.raises(RuntimeError, match=r"rollout worker 0 failed:\n(.|\n)*ValueError: broken on purpose"):
+            collector.collect(PPOShard(cfg, 0).net)
+        assert collector.restarts == 0 and all(p.is_alive() for p in collector.workers)
+    finally:
+        collector.close()
+    assert_reaped(collector.workers)
+
+
+def test_a_signal_with_worker_processes_leaves_a_checkpoint_and_resumes_exactly(local_two_shards, tmp_path):
+    from agents.stopping import TrainingStopped
+
+    seen = []
+
+    def stop(update, collector):
+        seen.extend(collector.workers)
+        if update == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    run_dir = tmp_path / "interrupted"
+    cfg = process_tiny(tmp_path, "--log.checkpoint_every", "10")
+    with pytest.raises(TrainingStopped):
+        run_training(cfg, run_dir=run_dir, on_update=stop)
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["update"] == 1
+    assert_reaped(seen)  # the collector ended its workers on the way out
+    run_training(cfg, run_dir=run_dir, resume_from=run_dir / "checkpoints" / "latest.pt")
+    assert [x["update"] for x in read_metrics(run_dir)] == [1, 2, 3, 4]
+    assert compare_metrics(local_two_shards, read_metrics(run_dir)) == []  # the workers' games were restored
+
+
+def _exited(pid: int) -> bool:
+    """The process is gone, or a zombie nobody has waited for yet (it has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_worker_processes_exit_when_the_learner_dies():
+    """A learner killed with SIGKILL runs no cleanup: its workers see their pipe close and exit."""
+    root = Path(__file__).resolve().parents[1]
+    script = ("import os, signal\n"
+              "from agents.collectors import ProcessCollector\n"
+              "from agents.ppo import PPOShard\n"
+              "from experiments.config import load_config\n"
+              "from experiments.schema import TrainConfig\n"
+              "cfg = load_config(TrainConfig, 'configs/ppo_tiny.yaml', ['--collector.kind', 'process',\n"
+              "                  '--collector.num_workers', '2', '--ppo.num_games', '16'])\n"
+              "c = ProcessCollector(PPOShard, cfg)\n"
+              "c.collect(PPOShard(cfg, 0).net)\n"
+              "print(*(p.pid for p in c.workers), flush=True)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    p = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    pids = [int(x) for x in p.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.time() + 30
+    try:
+        while time.time() < deadline and not all(_exited(pid) for pid in pids):
+            time.sleep(0.1)
+        assert all(_exited(pid) for pid in pids)
+    finally:
+        for pid in pids:
+            if not _exited(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 # --- sweep helpers (the sweep itself needs Ray: test_ray.py) ------------------------------------
