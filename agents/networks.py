@@ -68,9 +68,16 @@ class ActorCritic(nn.Module):
 
     ``obs_dim`` is the size of the observation plus the derived features (the layout of
     :mod:`hollywood_env.observation` followed by :mod:`agents.features`).
+
+    ``critic_inputs > 0`` makes it an *asymmetric* actor-critic: the value comes from a critic
+    trunk of its own that reads the observation plus ``critic_inputs`` privileged values (in
+    training: the opponent's hand, see ``PPOConfig.privileged_critic``), a baseline with far less
+    variance than one that must guess the hidden cards. The policy never reads them: the logits
+    depend on ``obs`` only, so the agent that plays (and ships) uses public information alone.
+    Without the privileged values ``forward`` gives no value (``None``).
     """
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256)):
+    def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256), critic_inputs: int = 0):
         super().__init__()
         from agents.features import NUM_CARD_PLANES, NUM_FEATURES
 
@@ -78,15 +85,19 @@ class ActorCritic(nn.Module):
             raise ValueError(f"ActorCritic is built for the 108-action table, got {num_actions}")
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
         self.base_dim = obs_dim - NUM_FEATURES  # where the derived features start
+        self.critic_inputs = int(critic_inputs)
         self.trunk = mlp([obs_dim, *hidden])
         self.policy = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
+        self.critic = mlp([obs_dim + self.critic_inputs, *hidden]) if self.critic_inputs else None
         self.value = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
         self.card_planes = NUM_CARD_PLANES
         self.card_term = nn.Linear(6 + NUM_CARD_PLANES, 2)  # shared over cards: (discard, knock) logit terms
         nn.init.zeros_(self.card_term.weight)
         nn.init.zeros_(self.card_term.bias)
 
-    def forward(self, obs: torch.Tensor):
+    def forward(self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None):
+        """``(logits, value)``; ``critic_obs``: the privileged values of an asymmetric critic
+        (value ``None`` when it is one and they are not given)."""
         n = obs.shape[0]
         h = self.trunk(obs)
         planes = obs[:, : 6 * 52].reshape(n, 6, 52)
@@ -94,10 +105,17 @@ class ActorCritic(nn.Module):
         card = self.card_term(torch.cat([planes, derived], dim=1).transpose(1, 2))  # (n, 52, 2)
         logits = self.policy(h)
         logits = torch.cat([logits[:, :52] + card[..., 0], logits[:, 52:104] + card[..., 1], logits[:, 104:]], dim=-1)
-        return logits, self.value(h).squeeze(-1)
+        return logits, self._value(obs, h, critic_obs)
 
-    def get_value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.value(self.trunk(obs)).squeeze(-1)
+    def _value(self, obs, h, critic_obs):
+        if self.critic is None:
+            return self.value(h).squeeze(-1)
+        if critic_obs is None:
+            return None
+        return self.value(self.critic(torch.cat([obs, critic_obs], dim=-1))).squeeze(-1)
+
+    def get_value(self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None) -> torch.Tensor:
+        return self._value(obs, None if self.critic is not None else self.trunk(obs), critic_obs)
 
 
 class DuelingQNetwork(nn.Module):

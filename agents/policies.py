@@ -72,7 +72,7 @@ class PPOPolicy:
     @classmethod
     def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
         ckpt = _load_for(path, "ppo", rules)
-        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
+        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)))
         net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
         return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}", forbid_taken=forbid)

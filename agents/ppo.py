@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from agents.collectors import Shard, load_weights
+from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ActorCritic, MaskedCategorical
@@ -57,6 +58,14 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     hidden: list[int] = field(default_factory=lambda: [256, 256])
+    # asymmetric actor-critic: the critic (a trunk of its own) also reads the opponent's hand,
+    # the policy never does (agents.networks.ActorCritic); training only, nothing leaks into play
+    privileged_critic: bool = False
+
+    @property
+    def critic_inputs(self) -> int:
+        """Privileged values the critic reads: the opponent's hand (52), or none."""
+        return NUM_CARDS if self.privileged_critic else 0
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
@@ -97,6 +106,7 @@ class ShardBatch:
     advantage: np.ndarray  # (n,) float32
     ret: np.ndarray  # (n,) float32: advantage + value
     value: np.ndarray  # (n,) float32
+    critic_obs: np.ndarray | None  # (n, 52) float32: the opponent's hand (privileged critic), else None
     episode_returns: list[float]  # finished episodes against other opponents (not self-play)
     stats: object  # agents.trainutil.HollywoodStats
     n_learner: int  # learner decisions (trained on or not)
@@ -123,12 +133,14 @@ class PPOShard(Shard):
         self.done_buf = np.zeros((T, B), dtype=bool)
         self.learner_buf = np.zeros((T, B), dtype=bool)
         self.player_buf = np.zeros((T, B), dtype=np.int64)
+        k = self.cfg.ppo.critic_inputs
+        self.critic_buf = np.zeros((T, B, k), dtype=np.float32) if k else None
 
     def make_net(self):
-        return ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden)
+        return ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden, self.cfg.ppo.critic_inputs)
 
     def snapshot_policy(self, name: str, weights: dict, seed):
-        net = ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden)
+        net = ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden, self.cfg.ppo.critic_inputs)
         load_weights(net, weights)
         return PPOPolicy(net, greedy=False, seed=seed, name=name, forbid_taken=self.forbid)
 
@@ -150,14 +162,20 @@ class PPOShard(Shard):
         obs_buf, mask_buf, act_buf, logp_buf = self.obs_buf, self.mask_buf, self.act_buf, self.logp_buf
         val_buf, rew_buf, done_buf = self.val_buf, self.rew_buf, self.done_buf
         learner_buf, player_buf = self.learner_buf, self.player_buf
+        critic_buf, rollout = self.critic_buf, self.rollout
         last_t = np.full((B, 2), -1, dtype=np.int64)  # each player's open transition per game
         n_learner = 0
         for t in range(T):
             def act(rows, x, m):
                 obs_buf[t, rows] = x
                 mask_buf[t, rows] = m
+                c = None
+                if critic_buf is not None:  # the opponent's hand, for the critic only
+                    opp = 1 - rollout.player[rows]
+                    critic_buf[t, rows] = masks_to_bools(rollout.batch.state.hands[rows, opp])
+                    c = torch.from_numpy(critic_buf[t, rows]).to(dev)
                 with torch.no_grad():
-                    logits, value = net(torch.from_numpy(x).to(dev))
+                    logits, value = net(torch.from_numpy(x).to(dev), c)
                     dist = MaskedCategorical(logits, torch.from_numpy(m).to(dev))
                     a = dist.sample(self.gen).cpu()
                     logp_buf[t, rows] = dist.log_prob(a.to(dev)).cpu().numpy()
@@ -212,7 +230,9 @@ class PPOShard(Shard):
         return ShardBatch(
             obs=obs_buf.reshape(-1, self.obs_dim)[sel], mask=mask_buf.reshape(-1, self.num_actions)[sel],
             action=act_buf.reshape(-1)[sel], logp=logp_buf.reshape(-1)[sel], advantage=advantage,
-            ret=advantage + value, value=value, episode_returns=returns_done, stats=stats, n_learner=int(n_learner),
+            ret=advantage + value, value=value,
+            critic_obs=None if critic_buf is None else critic_buf.reshape(-1, critic_buf.shape[-1])[sel],
+            episode_returns=returns_done, stats=stats, n_learner=int(n_learner),
             live=list(self.league.policies), seconds=time.perf_counter() - t0,
             state=self.get_state() if want_state else None)
 
@@ -247,7 +267,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     rules = cfg.env.make_rules()
     obs_dim = observation_size(rules) + NUM_FEATURES
     forbid = rules.forbid_discard_of_taken_card
-    net = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden).to(device)
+    net = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=pc.lr, eps=1e-5)
     # the learner's view of the league: the pool and the best snapshot (the shards play the games)
     league = League(cfg.league, rules, rng, make_bots=False)
@@ -255,12 +275,12 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     start_update, global_step = 1, 0
 
     def snapshot(name: str) -> "PPOPolicy":
-        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
+        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs)
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
         return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
     def snapshot_policy(weights: dict, name: str) -> "PPOPolicy":
-        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden)
+        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs)
         frozen.load_state_dict(weights)
         return PPOPolicy(frozen, greedy=False, seed=0, name=name, forbid_taken=forbid)
 
@@ -269,7 +289,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         to continue exactly: optimiser, RNGs, the learner's league with the weights of every
         snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
         ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
-                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "rules": rules.to_dict(),
+                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs, "rules": rules.to_dict(),
                 "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
         if train_state:
             ckpt["train_state"] = {
@@ -325,6 +345,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 b_adv = torch.from_numpy(np.concatenate([b.advantage for b in batches]))
                 b_ret = torch.from_numpy(np.concatenate([b.ret for b in batches]))
                 b_val = torch.from_numpy(np.concatenate([b.value for b in batches]))
+                b_crit = (torch.from_numpy(np.concatenate([b.critic_obs for b in batches])) if pc.critic_inputs
+                          else None)
                 n_learner, stats, returns_done = gather_batches(batches)
                 n = b_obs.shape[0]
                 global_step += n_learner
@@ -338,7 +360,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                     perm = torch.randperm(n, generator=gen)
                     for start in range(0, n, mb_size):
                         mb = perm[start:start + mb_size]
-                        logits, newv = net(b_obs[mb].to(device))
+                        logits, newv = net(b_obs[mb].to(device), None if b_crit is None else b_crit[mb].to(device))
                         dist = MaskedCategorical(logits, b_mask[mb].to(device))
                         newlogp = dist.log_prob(b_act[mb].to(device))
                         entropy = dist.entropy()

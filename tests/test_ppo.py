@@ -111,3 +111,31 @@ def test_resume_continues_from_latest(tmp_path):
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="checkpoint not found"):
         PPOPolicy.from_checkpoint(tmp_path / "nope.pt")
+
+
+def test_privileged_critic_never_reaches_the_policy():
+    """The asymmetric critic reads the opponent's hand; the logits depend on the observation only."""
+    torch.manual_seed(0)
+    net = ActorCritic(347 + NUM_FEATURES, 108, (32, 32), critic_inputs=52)
+    obs = torch.randn(8, 347 + NUM_FEATURES)
+    hand_a, hand_b = (torch.rand(8, 52) < 0.2).float(), (torch.rand(8, 52) < 0.2).float()
+    la, va = net(obs, hand_a)
+    lb, vb = net(obs, hand_b)
+    l0, v0 = net(obs)
+    assert torch.equal(la, lb) and torch.equal(la, l0)
+    assert v0 is None and not torch.allclose(va, vb)
+    plain = ActorCritic(347 + NUM_FEATURES, 108, (32, 32))
+    assert plain(obs)[1].shape == (8,) and plain.critic is None
+
+
+def test_privileged_critic_run_trains_and_ships_a_public_policy(tmp_path):
+    """(Its exact resume: tests/test_resume.py, ppo-privileged.)"""
+    cfg = tiny_config(tmp_path, "--ppo.privileged_critic", "true")
+    run, metrics = run_training(cfg)
+    assert np.isfinite(metrics["losses/value_loss"])
+    ckpt = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert ckpt["critic_inputs"] == 52 and any(k.startswith("critic.") for k in ckpt["model"])
+    policy = PPOPolicy.from_checkpoint(run / "checkpoints" / "latest.pt", rules="hollywood", seed=0)
+    state = core.init(16, "hollywood", seed=3)
+    a = policy(encode(state), state.legal_action_mask)
+    assert state.legal_action_mask[np.arange(16), a].all()

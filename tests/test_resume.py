@@ -51,7 +51,10 @@ def tiny_args(algo: str, root: Path, updates: int) -> list[str]:
 
 
 def tiny_config(algo: str, root: Path, updates: int) -> TrainConfig:
-    return load_config(TrainConfig, ROOT / "configs" / f"{algo}_tiny.yaml", tiny_args(algo, root, updates))
+    """``algo``: ppo, dqn, or ppo-privileged (PPO with the asymmetric critic)."""
+    base, _, variant = algo.partition("-")
+    extra = ["--ppo.privileged_critic", "true"] if variant == "privileged" else []
+    return load_config(TrainConfig, ROOT / "configs" / f"{base}_tiny.yaml", tiny_args(base, root, updates) + extra)
 
 
 def assert_same_weights(run_a: Path, run_b: Path) -> None:
@@ -193,7 +196,7 @@ def test_stop_signals_first_requests_second_interrupts():
 # --- exact resume ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn"])
+@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-privileged"])
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, algo):
     """Stopped by a signal after update 4 (checkpoints every 3), resumed: same weights, same
     metrics, each update once in metrics.jsonl and in TensorBoard."""
