@@ -1,0 +1,50 @@
+"""experiments.behaviour: the recorder sees only what the agent is given and counts knocks right."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiments.behaviour import Recorder, measure, sheet_lead
+from hollywood_env import core
+from hollywood_env import observation as O
+from hollywood_env.actions import KNOCK
+from hollywood_env.observation import encode
+from hollywood_env.rules import Rules
+
+
+def test_sheet_lead_sums_the_columns_in_play():
+    rules = Rules()
+    obs = np.zeros((2, O.observation_size(rules)), dtype=np.float32)
+    base = [O.SHEET_START + O.SHEET_FEATURES * k for k in range(3)]
+    obs[0, base[0]], obs[0, base[0] + 1] = 0.40, 0.10  # +30 points in column 1
+    obs[0, base[1]], obs[0, base[1] + 1] = 0.00, 0.20  # -20 in column 2
+    obs[1, base[2]], obs[1, base[2] + 1], obs[1, base[2] + 4] = 1.00, 0.0, 1.0  # an ended column
+    assert np.allclose(sheet_lead(obs, rules), [10.0 * rules.target / 100, 0.0])
+
+
+def test_recorder_counts_knocks_only_where_legal():
+    """An agent that knocks whenever it can: every recorded decision is a knock with deadwood <= 10."""
+    rules = Rules()
+
+    def knocker(obs, mask):
+        knocks = mask[:, KNOCK:KNOCK + 52]
+        first_legal = mask.argmax(axis=1)
+        return np.where(knocks.any(axis=1), KNOCK + knocks.argmax(axis=1), first_legal)
+
+    rec = Recorder(knocker, rules)
+    state = core.init(32, rules, seed=1)
+    for _ in range(400):
+        a = rec(encode(state), state.legal_action_mask)
+        core.step(state, np.where(state.done, 0, a))
+        if state.done.any():
+            core.reset_games(state, state.done)
+    knocked = np.concatenate(rec.knocked)
+    assert knocked.size > 0 and knocked.all()
+    assert (np.concatenate(rec.deadwood) <= rules.knock_limit).all()
+
+
+def test_measure_reports_the_figures_of_the_table():
+    r = measure("simple", "random", Rules(), matches=4, seed=0)
+    assert r["knock_when_legal"].value == 1.0  # simple always knocks when it can
+    assert r["match_win_rate"]["value"] == 1.0
+    assert 0 <= r["deadwood_at_knock"] <= 10
