@@ -261,7 +261,8 @@ def _run_tournament(args) -> int:
 
 add_passthrough("train", "train a PPO or DQN agent from a YAML config (see experiments/train.py)",
                 "experiments.train:train_main")
-add_passthrough("reproduce", "re-run a run folder's config and compare the metrics", "experiments.train:reproduce_main")
+add_passthrough("reproduce", "re-run a run folder's config and compare the metrics, or retrain a shipped model "
+                "(models/NAME.pt) and check its card's intervals", "experiments.ship:reproduce_main")
 add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card (experiments/ship.py)",
                 "experiments.ship:main")
 add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",

@@ -208,6 +208,18 @@ def reproduce_model(path, out_dir: Path | None = None) -> int:
     return 1 if failed else 0
 
 
+def reproduce_main(argv=None) -> int:
+    """``hollywood reproduce``: a shipped model (``models/NAME.pt``) goes to :func:`reproduce_model`,
+    anything else (a run folder) to :func:`experiments.train.reproduce_main`."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    models = [a for a in argv if not a.startswith("-") and a.endswith(".pt") and Path(a).is_file()]
+    if len(argv) == 1 and models:
+        return reproduce_model(Path(models[0]))
+    from experiments.train import reproduce_main as reproduce_run
+
+    return reproduce_run(argv)
+
+
 def _fmt(m: dict, pct: bool) -> str:
     if m.get("value") is None:
         return "n/a"

@@ -196,17 +196,14 @@ def reproduce_main(argv=None) -> int:
                                                  "they differ).")
     parser.add_argument("run_dir", help="a run folder of hollywood train (runs/<name>__<seed>__<time>), or a shipped "
                                         "model (models/NAME.pt): retrain its config and check the new model's "
-                                        "figures against the published 95%% intervals of its card")
+                                        "figures against the published 95%% intervals of its card "
+                                        "(experiments/ship.py)")
     parser.add_argument("--rel-tol", type=float, default=0.0, help="relative tolerance (default: exact)")
     args = parser.parse_args(argv)
     if not (math.isfinite(args.rel_tol) and args.rel_tol >= 0):
         print(f"hollywood reproduce: --rel-tol must be a finite number >= 0, got {args.rel_tol}", file=sys.stderr)
         return 2
     src = Path(args.run_dir)
-    if src.suffix == ".pt" and src.is_file():  # a shipped model: retrain its config, compare with its card
-        from experiments.ship import reproduce_model
-
-        return reproduce_model(src)
     if not (src / "config.yaml").is_file():
         print(f"hollywood reproduce: {src} is not a run folder (no config.yaml)", file=sys.stderr)
         return 2
