@@ -68,7 +68,9 @@ def short_names(name: str) -> list[str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="hollywood ship", description=__doc__,
+    from experiments.config import plain_text
+
+    parser = argparse.ArgumentParser(prog="hollywood ship", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", help="a run folder of hollywood train")
     parser.add_argument("name", help="the model's file name in models/ without .pt (letters, digits, _ and -)")
