@@ -14,7 +14,7 @@ folder.
     seed: 0
     device: cpu          # cpu | cuda
     torch_threads: 2
-    total_steps: 2000000 # learner decisions
+    total_steps: 2000000 # decisions stepped (num_games x num_steps per update)
     env:    {rules: hollywood, reward: hollywood, max_steps: 3000, ...}
     ppo:    {num_games: 512, num_steps: 64, lr: 0.00025, ...}      # agents/ppo.py PPOConfig
     dqn:    {num_games: 128, num_steps: 16, n_step: 3, ...}        # agents/dqn.py DQNConfig
@@ -181,7 +181,9 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     torch_threads: int = 2
-    total_steps: int = 1_000_000  # learner decisions
+    # decisions stepped in the training games: updates = total_steps // (num_games * num_steps);
+    # the learner makes its share of them (global_step counts those)
+    total_steps: int = 1_000_000
     env: EnvConfig = field(default_factory=EnvConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     dqn: DQNConfig = field(default_factory=DQNConfig)
