@@ -158,7 +158,7 @@ def main(argv=None) -> int:
 
 def reproduce_model(path, out_dir: Path | None = None) -> int:
     """``hollywood reproduce models/NAME.pt``: train the shipped model's embedded config again (same
-    seed, a new run folder), evaluate the new model exactly as the card's evaluations were made
+    seed, a new run folder; stopped at the card's update when the original run was stopped early), evaluate the new model exactly as the card's evaluations were made
     (opponents, matches or hands, seed) and say, for each, whether the new match win rate (hand
     win rate for single hands) lies within the published 95% interval. Exit status 0 when all
     do, 1 otherwise, 2 for a file that is not a shipped model."""
@@ -166,6 +166,10 @@ def reproduce_model(path, out_dir: Path | None = None) -> int:
     from experiments.config import ConfigError, load_config
     from experiments.evaluate import evaluate
     from experiments.schema import TrainConfig, validate
+    import signal
+
+    from agents.stopping import TrainingStopped
+    from experiments.runlog import new_run_dir
     from experiments.train import run_training
     from hollywood_env.rules import Rules
 
@@ -192,7 +196,23 @@ def reproduce_model(path, out_dir: Path | None = None) -> int:
         return 2
     finally:
         os.unlink(f.name)
-    run_dir, _ = run_training(cfg)
+    # a model shipped from a run that was stopped early is reproduced by stopping at the same update
+    # (SIGTERM to ourselves after it: the run writes latest.pt and stops, as the original did)
+    per_update = (cfg.ppo.num_games * cfg.ppo.num_steps if cfg.algo == "ppo"
+                  else cfg.dqn.num_games * cfg.dqn.num_steps)
+    stop_at = int(ckpt.get("update") or 0)
+    stopped_early = 0 < stop_at < max(1, cfg.total_steps // per_update)
+
+    def stop_where_the_original_stopped(update, collector):
+        if stopped_early and update == stop_at:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    run_dir = new_run_dir(cfg.log.root, cfg.log.name, cfg.seed)
+    try:
+        run_training(cfg, run_dir=run_dir, on_update=stop_where_the_original_stopped)
+    except TrainingStopped:
+        if not stopped_early:
+            raise
     rules = Rules.from_dict(ckpt["rules"])
     agent = f"{ckpt['algo']}:{run_dir / 'checkpoints' / (card.get('checkpoint', 'latest') + '.pt')}"
     failed = 0

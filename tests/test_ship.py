@@ -106,3 +106,29 @@ def test_shipped_models_in_the_tree_load_when_present():
         assert ckpt["card"]["evaluations"] and "train_state" not in ckpt
         assert path.stat().st_size < 10_000_000  # a few MB
         del policy
+
+
+def test_reproduce_stops_where_an_early_stopped_model_stopped(tmp_path):
+    """A model shipped from a run stopped after update 2 of 4 is reproduced by stopping at update 2."""
+    import os
+    import signal
+
+    from agents.stopping import TrainingStopped
+    from experiments.ship import main, reproduce_model
+
+    cfg = load_config(TrainConfig, "configs/ppo_tiny.yaml",
+                      TINY + ["--total_steps", "4096", "--log.root", str(tmp_path / "runs")])  # 4 updates
+
+    def stop_at_2(update, collector):
+        if update == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    with pytest.raises(TrainingStopped):
+        run_training(cfg, on_update=stop_at_2)
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert main([str(run_dir), "stopped", "--opponents", "simple", "--matches", "4",
+                 "--models-dir", str(tmp_path / "models")]) == 0
+    assert load_checkpoint(tmp_path / "models" / "stopped.pt")["update"] == 2
+    assert reproduce_model(tmp_path / "models" / "stopped.pt") == 0
+    again = sorted((tmp_path / "runs").iterdir())[-1]
+    assert load_checkpoint(again / "checkpoints" / "latest.pt")["update"] == 2
