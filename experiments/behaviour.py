@@ -17,6 +17,8 @@ knock when legal         of its discard decisions where a knock was legal, the s
                          (behind: < -25, level: -25..25, ahead: > 25 points)
 deadwood at knock        mean deadwood of the hand it knocked with (0 = gin)
 could knock, held        mean deadwood of the hands where it could knock and did not
+takes the upcard         of its draw decisions (first upcard included) where it could take the
+                         top of the pile, the share where it did
 gin rate                 its gins / hands decided (from the match results)
 undercut rate            hands where its knock was undercut / its knocks
 match win rate           against the opponent, with the Wilson 95% interval
@@ -35,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from hollywood_env import observation as O
-from hollywood_env.actions import BIG_GIN, KNOCK
+from hollywood_env.actions import BIG_GIN, KNOCK, TAKE_DISCARD
 
 LEAD_BUCKETS = (("behind", -np.inf, -25.0), ("level", -25.0, 25.0), ("ahead", 25.0, np.inf))
 
@@ -50,6 +52,7 @@ class Recorder:
         self.knocked: list[np.ndarray] = []
         self.deadwood: list[np.ndarray] = []
         self.lead: list[np.ndarray] = []
+        self.took: list[np.ndarray] = []  # draw decisions with the upcard takeable: taken?
 
     def seed(self, seed=None):
         if hasattr(self.policy, "seed"):
@@ -57,6 +60,9 @@ class Recorder:
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         actions = np.asarray(self.policy(obs, mask))
+        takeable = mask[:, TAKE_DISCARD]
+        if takeable.any():
+            self.took.append(actions[takeable] == TAKE_DISCARD)
         can = mask[:, KNOCK:KNOCK + 52].any(axis=1) | mask[:, BIG_GIN]
         if can.any():
             rows = np.flatnonzero(can)
@@ -94,10 +100,11 @@ def measure(agent: str, opponent: str, rules, matches: int, seed: int) -> dict:
     knocked = np.concatenate(rec.knocked) if rec.knocked else np.zeros(0, bool)
     dw = np.concatenate(rec.deadwood) if rec.deadwood else np.zeros(0)
     lead = np.concatenate(rec.lead) if rec.lead else np.zeros(0)
+    took = np.concatenate(rec.took) if rec.took else np.zeros(0, bool)
     out = {"agent": agent, "knock_when_legal": wilson(knocked.sum(), knocked.size),
            "deadwood_at_knock": float(dw[knocked].mean()) if knocked.any() else float("nan"),
            "deadwood_held": float(dw[~knocked].mean()) if (~knocked).any() else float("nan"),
-           "gin_rate": s["metrics"]["a_gin_rate"], "undercut": s["metrics"]["a_knocks_undercut"],
+           "takes_upcard": wilson(took.sum(), took.size), "gin_rate": s["metrics"]["a_gin_rate"], "undercut": s["metrics"]["a_knocks_undercut"],
            "match_win_rate": s["metrics"]["match_win_rate"], "hand_win_rate": s["metrics"]["hand_win_rate"]}
     for name, lo, hi in LEAD_BUCKETS:
         sel = (lead > lo) & (lead <= hi) if np.isfinite(lo) else lead <= hi
@@ -133,12 +140,13 @@ def main(argv=None) -> int:
     lines = [f"Against `{args.opponent}`, {args.matches} `{args.rules}` matches each (duplicate deals, seed {args.seed}); "
              "95% intervals.", "",
              "| agent | match win rate | hand win rate | knock when legal | ... behind | ... level | ... ahead | "
-             "deadwood at knock | could knock, held | gin rate | knocks undercut |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "deadwood at knock | could knock, held | takes the upcard | gin rate | knocks undercut |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n, r in zip(names, rows):
         lines.append(f"| {n} | {_pct(r['match_win_rate'])} | {_pct(r['hand_win_rate'])} | {_pct(r['knock_when_legal'])} | "
                      f"{_pct(r['knock_behind'])} | {_pct(r['knock_level'])} | {_pct(r['knock_ahead'])} | "
-                     f"{r['deadwood_at_knock']:.1f} | {r['deadwood_held']:.1f} | {_pct(r['gin_rate'])} | "
+                     f"{r['deadwood_at_knock']:.1f} | {r['deadwood_held']:.1f} | {_pct(r['takes_upcard'])} | "
+                     f"{_pct(r['gin_rate'])} | "
                      f"{_pct(r['undercut'])} |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -81,6 +81,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=EVAL_SEED, help=f"evaluation seed (default {EVAL_SEED})")
     parser.add_argument("--models-dir", default="models", help="output folder (default models/)")
     parser.add_argument("--note", action="append", default=[], help="a line for the card's notes (repeatable)")
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="the config file the card names (default configs/<log.name>.yaml of the run)")
     args = parser.parse_args(argv)
 
     import re
@@ -122,7 +124,7 @@ def main(argv=None) -> int:
         "name": args.name, "source_run": run_dir.name, "checkpoint": args.checkpoint,
         "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
         "training_seconds": seconds, "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
-        "evaluations": [],
+        "evaluations": [], "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
     }
 
     model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
@@ -270,7 +272,8 @@ def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> s
              "(it cannot run code) and holds no training state.", "",
              "## Training", "",
              "| | |", "|---|---|",
-             f"| config | `configs/{cfg.get('log', {}).get('name', name)}.yaml` (resolved copy below) |",
+             f"| config | `{card.get('config_file') or 'configs/' + cfg.get('log', {}).get('name', name) + '.yaml'}` "
+             f"(resolved copy below) |",
              f"| source run | `{card['source_run']}`, checkpoint `{card['checkpoint']}.pt` |",
              f"| commit | `{card['git_commit']}` |",
              f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates |",
@@ -297,7 +300,8 @@ def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> s
               "evaluates the new model as above and says whether each figure lies within the published interval. "
               "By hand:", "",
               "```bash",
-              f"hollywood train configs/{cfg.get('log', {}).get('name', name)}.yaml --seed {cfg.get('seed', 0)}",
+              f"hollywood train {card.get('config_file') or 'configs/' + cfg.get('log', {}).get('name', name) + '.yaml'} "
+              f"--seed {cfg.get('seed', 0)}",
               f"hollywood ship runs/{cfg.get('log', {}).get('name', name)}__{cfg.get('seed', 0)}__<time> {name}_repro "
               f"--models-dir runs/repro " + " ".join(["--opponents"] + [e["opponent"] for e in evals]),
               "```", "",
