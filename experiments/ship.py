@@ -129,6 +129,8 @@ def main(argv=None) -> int:
 
     model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
                                   "update", "global_step") if k in ckpt}
+    if args.config:  # where a retrained copy logs (runs/<config name>): nothing else of the run changes
+        model["config"] = {**cfg, "log": {**cfg.get("log", {}), "root": "runs", "name": Path(args.config).stem}}
     out_dir = Path(args.models_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pt = out_dir / f"{args.name}.pt"
