@@ -254,6 +254,15 @@ def _fmt(m: dict, pct: bool) -> str:
     return f"{m['value'] * k:.1f}{unit} [{m['low'] * k:.1f}, {m['high'] * k:.1f}]"
 
 
+def _example(card: dict, agent: str) -> str:
+    """The card's first evaluation command with the agent named ``agent`` (its short name)."""
+    if not card["evaluations"]:
+        return f"hollywood evaluate {agent} simple --matches 2000"
+    words = card["evaluations"][0]["command"].split()
+    words[2] = agent
+    return " ".join(words)
+
+
 def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> str:
     """The Markdown model card of a shipped model (see the module docstring)."""
     import yaml
@@ -268,7 +277,7 @@ def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> s
              f"A {algo.upper()} agent for the `{env.get('rules', 'hollywood')}` rules, trained with the "
              f"`{env.get('reward', 'hollywood')}` reward. Load it as "
              + ", ".join(f"`{n}`" for n in names + [f"{algo}:models/{name}.pt"]) + " in any command, e.g.", "",
-             "```bash", f"hollywood evaluate {(names or [f'{algo}:models/{name}.pt'])[0]} simple --matches 2000", "```", "",
+             "```bash", _example(card, (names or [f'{algo}:models/{name}.pt'])[0]), "```", "",
              "or in Python: `agents.registry.make_agent(" + repr((names or [f'{algo}:models/{name}.pt'])[0])
              + ", rules)`, a batched policy `(obs, mask) -> actions` (greedy). The file is read weights-only "
              "(it cannot run code) and holds no training state.", "",
