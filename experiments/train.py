@@ -25,7 +25,7 @@ from experiments.schema import TrainConfig, validate
 def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None,
                  on_update=None) -> tuple[Path, dict]:
     """Train with ``cfg``; returns the run folder and the final metrics. ``on_update(update,
-    collector)``: called after every update (tests and tooling; DQN passes None as collector)."""
+    collector)``: called after every update (tests and tooling; both algorithms pass their collector)."""
     from experiments.progress import progress_bar as tqdm
 
     if run_dir is None:
