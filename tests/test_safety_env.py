@@ -333,6 +333,17 @@ STOCHASTIC = {"random": True, "neller": True, "simple": False, "hollywood": Fals
 BOT_NAMES = [n for n in registered_names()]
 
 
+def _rules_for(name: str) -> Rules:
+    """FAST, or for a shipped model the rules it was trained on (its observation size), short."""
+    from agents.checkpoint import load_checkpoint
+    from agents.registry import MODELS_DIR, SHIPPED_MODELS
+
+    path = MODELS_DIR / f"{SHIPPED_MODELS.get(name, '')}.pt"
+    if name in SHIPPED_MODELS and path.is_file():
+        return Rules.from_dict(load_checkpoint(path)["rules"]).replace(target=30)
+    return FAST
+
+
 def _trajectory(env, seed, steps=50):
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(123)
@@ -350,31 +361,34 @@ def _trajectory(env, seed, steps=50):
 
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_same_seed_same_match_with_every_registry_opponent(name):
-    def opp():  # a fresh agent of the registry, as a user builds it (seeded or not: reset reseeds it)
-        return make_agent(name, FAST)
+    rules = _rules_for(name)
 
-    v = HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST)
+    def opp():  # a fresh agent of the registry, as a user builds it (seeded or not: reset reseeds it)
+        return make_agent(name, rules)
+
+    v = HollywoodGinVectorEnv(6, opponent=opp(), rules=rules)
     first = _trajectory(v, 11)
     assert _trajectory(v, 11) == first, f"{name}: reset(seed=11) twice played different games"
-    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST), 11) == first
-    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=FAST, seed=11), None) == first
+    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=rules), 11) == first
+    assert _trajectory(HollywoodGinVectorEnv(6, opponent=opp(), rules=rules, seed=11), None) == first
     assert _trajectory(v, 12) != first
-    g = gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=FAST)
+    g = gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=rules)
     gfirst = _trajectory(g, 11, steps=120)
     assert _trajectory(g, 11, steps=120) == gfirst
-    assert _trajectory(gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=FAST), 11, steps=120) == gfirst
+    assert _trajectory(gymnasium.make("HollywoodGin-v0", opponent=opp(), rules=rules), 11, steps=120) == gfirst
     assert _trajectory(g, 12, steps=120) != gfirst
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)
 def test_every_registry_bot_has_a_seed_method(name):
-    state = core.init(256, FAST, seed=1)
+    rules = _rules_for(name)
+    state = core.init(256, rules, seed=1)
     rng = np.random.default_rng(0)
     for _ in range(30):  # a spread of positions, discard phases included
         core.step(state, random_legal_actions(state.legal_action_mask, rng))
     from hollywood_env.observation import encode
     obs, mask = encode(state), state.legal_action_mask
-    bot = make_agent(name, FAST, seed=5)
+    bot = make_agent(name, rules, seed=5)
     assert callable(getattr(bot, "seed", None)), f"{name} has no seed(seed) method"
     bot.seed(1)
     a1 = bot(obs, mask)
