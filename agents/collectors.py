@@ -245,6 +245,37 @@ def _check_states(states, n: int) -> None:
                          f"(collector.num_workers must not change on resume)")
 
 
+class _RemoteShards:
+    """What the collectors whose shards live in other processes (:class:`ProcessCollector`,
+    :class:`RayCollector`) share: ``self.states``, each shard's state as it came back with its last
+    batch (the checkpoint's collector state and where a restarted worker starts from), and
+    ``self.snapshot_weights``, the learner league's lookup of snapshot weights by id."""
+
+    workers: list
+    states: list
+    snapshot_weights = None
+
+    def get_state(self) -> list[dict | None]:
+        """Each shard's state after its last batch (for checkpoints)."""
+        return list(self.states)
+
+    def _nothing_to_restore(self, states) -> bool:
+        """True for the state of a run saved before its first rollout (fresh workers are that
+        state); ValueError for states that do not fit these workers."""
+        if isinstance(states, list) and len(states) == len(self.workers) and all(s is None for s in states):
+            return True
+        _check_states(states, len(self.workers))
+        return False
+
+    def _restart_snapshots(self, state: dict) -> dict:
+        """``{id: (name, numpy weights)}`` of the snapshots the league of a shard ``state`` still holds
+        (what a worker started again from that state must rebuild)."""
+        league = state["rollout"]["league"]
+        live = [k for k in league["live"] if k not in league["bot_ids"]]
+        sd = self.snapshot_weights(live) if live else {}
+        return {k: (n, weights_to_numpy(w)) for k, (n, w) in sd.items()}
+
+
 # --- worker processes --------------------------------------------------------------------------
 
 
@@ -364,7 +395,7 @@ def _worker_loop(sock, shard_cls, cfg, index: int, start_update: int, snapshots,
             return
 
 
-class ProcessCollector:
+class ProcessCollector(_RemoteShards):
     """One worker process per shard on this machine (:attr:`workers`: their
     :class:`multiprocessing.Process`); restarts dead ones.
 
@@ -474,10 +505,7 @@ class ProcessCollector:
         self._spawn(i)
         state = self.states[i]
         if state is not None:  # None: it died in its first update, a fresh worker is its initial state
-            league = state["rollout"]["league"]
-            live = [k for k in league["live"] if k not in league["bot_ids"]]
-            sd = self.snapshot_weights(live) if live else {}
-            self._send(i, _frames(("set_state", (state, {k: (n, weights_to_numpy(w)) for k, (n, w) in sd.items()}))))
+            self._send(i, _frames(("set_state", (state, self._restart_snapshots(state)))))
             self._receive(i)
 
     def collect(self, net: torch.nn.Module, additions=(), **kwargs) -> list:
@@ -513,15 +541,10 @@ class ProcessCollector:
             out.append(b)
         return out
 
-    def get_state(self) -> list[dict | None]:
-        """Each shard's state after its last batch (for checkpoints)."""
-        return list(self.states)
-
     def set_state(self, states: list[dict], snapshots: dict) -> None:
         """Restore :meth:`get_state` in the workers; ``snapshots``: ``{id: (name, state_dict)}``."""
-        if isinstance(states, list) and len(states) == len(self.workers) and all(s is None for s in states):
-            return  # saved before the first rollout: fresh workers are that state
-        _check_states(states, len(self.workers))
+        if self._nothing_to_restore(states):
+            return
         weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
         for i, state in enumerate(states):
             self._send(i, _frames(("set_state", (state, weights))))
@@ -562,7 +585,7 @@ class ShardActor:
         return os.getpid()
 
 
-class RayCollector:
+class RayCollector(_RemoteShards):
     """One Ray actor per shard (:attr:`workers` holds their handles); restarts dead ones."""
 
     kind = "ray"
@@ -597,10 +620,7 @@ class RayCollector:
         self.workers[i] = self._spawn(i)
         state = self.states[i]
         if state is not None:  # None: it died in its first update, a fresh actor is its initial state
-            league = state["rollout"]["league"]
-            live = [k for k in league["live"] if k not in league["bot_ids"]]
-            sd = self.snapshot_weights(live) if live else {}
-            self.workers[i].set_state.remote(state, {k: (n, weights_to_numpy(w)) for k, (n, w) in sd.items()})
+            self.workers[i].set_state.remote(state, self._restart_snapshots(state))
 
     def collect(self, net: torch.nn.Module, additions=(), **kwargs) -> list:
         ray = self.ray
@@ -627,15 +647,10 @@ class RayCollector:
             out.append(b)
         return out
 
-    def get_state(self) -> list[dict | None]:
-        """Each shard's state after its last batch (for checkpoints)."""
-        return list(self.states)
-
     def set_state(self, states: list[dict], snapshots: dict) -> None:
         """Restore :meth:`get_state` in the actors; ``snapshots``: ``{id: (name, state_dict)}``."""
-        if isinstance(states, list) and len(states) == len(self.workers) and all(s is None for s in states):
-            return  # saved before the first rollout: fresh actors are that state
-        _check_states(states, len(self.workers))
+        if self._nothing_to_restore(states):
+            return
         weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
         self.ray.get([w.set_state.remote(st, weights) for w, st in zip(self.workers, states)])
         self.states = list(states)

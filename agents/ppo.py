@@ -67,6 +67,10 @@ class PPOConfig:
         """Privileged values the critic reads: the opponent's hand (52), or none."""
         return NUM_CARDS if self.privileged_critic else 0
 
+    def make_network(self, obs_dim: int, num_actions: int) -> ActorCritic:
+        """The actor-critic these settings describe (hidden sizes, privileged critic or not)."""
+        return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs)
+
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
         for name in ("num_games", "num_steps", "num_minibatches", "update_epochs"):
@@ -137,10 +141,10 @@ class PPOShard(Shard):
         self.critic_buf = np.zeros((T, B, k), dtype=np.float32) if k else None
 
     def make_net(self):
-        return ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden, self.cfg.ppo.critic_inputs)
+        return self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
 
     def snapshot_policy(self, name: str, weights: dict, seed):
-        net = ActorCritic(self.obs_dim, self.num_actions, self.cfg.ppo.hidden, self.cfg.ppo.critic_inputs)
+        net = self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
         load_weights(net, weights)
         return PPOPolicy(net, greedy=False, seed=seed, name=name, forbid_taken=self.forbid)
 
@@ -267,7 +271,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     rules = cfg.env.make_rules()
     obs_dim = observation_size(rules) + NUM_FEATURES
     forbid = rules.forbid_discard_of_taken_card
-    net = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs).to(device)
+    net = pc.make_network(obs_dim, NUM_ACTIONS).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=pc.lr, eps=1e-5)
     # the learner's view of the league: the pool and the best snapshot (the shards play the games)
     league = League(cfg.league, rules, rng, make_bots=False)
@@ -275,12 +279,12 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     start_update, global_step = 1, 0
 
     def snapshot(name: str) -> "PPOPolicy":
-        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs)
+        frozen = pc.make_network(obs_dim, NUM_ACTIONS)
         frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
         return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
 
     def snapshot_policy(weights: dict, name: str) -> "PPOPolicy":
-        frozen = ActorCritic(obs_dim, NUM_ACTIONS, pc.hidden, pc.critic_inputs)
+        frozen = pc.make_network(obs_dim, NUM_ACTIONS)
         frozen.load_state_dict(weights)
         return PPOPolicy(frozen, greedy=False, seed=0, name=name, forbid_taken=forbid)
 
@@ -289,7 +293,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
         to continue exactly: optimiser, RNGs, the learner's league with the weights of every
         snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
         ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
-                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs, "rules": rules.to_dict(),
+                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs,
+                "rules": rules.to_dict(),
                 "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
         if train_state:
             ckpt["train_state"] = {

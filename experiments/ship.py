@@ -124,7 +124,7 @@ def main(argv=None) -> int:
         "name": args.name, "source_run": run_dir.name, "checkpoint": args.checkpoint,
         "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
         "training_seconds": seconds, "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
-        "evaluations": [], "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
+        "evaluations": [], "notes": list(args.note), "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
     }
 
     model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
@@ -153,17 +153,18 @@ def main(argv=None) -> int:
             "command": f"hollywood evaluate {spec} {opp} {flag} --seed {args.seed}{rules_flag}"
                        + (f" --reward {reward}" if reward != "hollywood" else "")})
     save_checkpoint({**model, "card": card}, pt)
-    text = model_card(model, card, short_names(args.name), args.note)
+    text = model_card(model, card, short_names(args.name))
     (out_dir / f"{args.name}.md").write_text(text)
     print(text)
     print(f"\nwritten: {pt} ({pt.stat().st_size / 1e6:.1f} MB) and {out_dir / (args.name + '.md')}")
     return 0
 
 
-def reproduce_model(path, out_dir: Path | None = None) -> int:
+def reproduce_model(path) -> int:
     """``hollywood reproduce models/NAME.pt``: train the shipped model's embedded config again (same
-    seed, a new run folder; stopped at the card's update when the original run was stopped early), evaluate the new model exactly as the card's evaluations were made
-    (opponents, matches or hands, seed) and say, for each, whether the new match win rate (hand
+    seed, a new run folder; stopped at the card's update when the original run was stopped early),
+    evaluate the new model exactly as the card's evaluations were made (opponents, matches or
+    hands, seed) and say, for each, whether the new match win rate (hand
     win rate for single hands) lies within the published 95% interval. Exit status 0 when all
     do, 1 otherwise, 2 for a file that is not a shipped model."""
     from agents.checkpoint import CheckpointError, load_checkpoint
@@ -263,7 +264,7 @@ def _example(card: dict, agent: str) -> str:
     return " ".join(words)
 
 
-def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> str:
+def model_card(model: dict, card: dict, names: list[str]) -> str:
     """The Markdown model card of a shipped model (see the module docstring)."""
     import yaml
 
@@ -319,8 +320,8 @@ def model_card(model: dict, card: dict, names: list[str], notes: list[str]) -> s
               "Training is deterministic for a config and seed on one machine, but not across machines, thread "
               "counts or torch builds: a re-trained model is a new sample of the same recipe, to compare with "
               "the intervals above.", ""]
-    if notes:
-        lines += ["## Notes", ""] + [f"* {n}" for n in notes] + [""]
+    if card.get("notes"):
+        lines += ["## Notes", ""] + [f"* {n}" for n in card["notes"]] + [""]
     lines += ["## Resolved config", "", "```yaml", yaml.safe_dump(cfg, sort_keys=False).rstrip(), "```", ""]
     return "\n".join(lines)
 

@@ -174,16 +174,19 @@ def test_process_collector_matches_local(local_two_shards, tmp_path):
     assert_reaped(seen)
 
 
-def test_dqn_collects_in_worker_processes_as_in_local_shards(tmp_path):
-    def dqn(*extra):
-        return load_config(TrainConfig, "configs/dqn_tiny.yaml",
-                           ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
-                            "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
-                            "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
-                            *extra])
+def tiny_dqn_two_shards(tmp_path, *extra):
+    """A tiny DQN run in two shards (also tests/test_ray.py's)."""
+    return load_config(TrainConfig, "configs/dqn_tiny.yaml",
+                       ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
+                        "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
+                        "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
+                        *extra])
 
-    local, _ = run_training(dqn())
-    processes, _ = run_training(dqn("--collector.kind", "process"))
+
+@pytest.mark.slow  # the mechanism is in the default suite (local resume, process restarts)
+def test_dqn_collects_in_worker_processes_as_in_local_shards(tmp_path):
+    local, _ = run_training(tiny_dqn_two_shards(tmp_path))
+    processes, _ = run_training(tiny_dqn_two_shards(tmp_path, "--collector.kind", "process"))
     assert compare_metrics(read_metrics(local), read_metrics(processes)) == []
 
 
@@ -277,6 +280,7 @@ def test_an_error_in_a_worker_is_raised_with_its_traceback_not_restarted(tmp_pat
     assert_reaped(collector.workers)
 
 
+@pytest.mark.slow  # the mechanism is in the default suite (local resume, process restarts)
 def test_a_signal_with_worker_processes_leaves_a_checkpoint_and_resumes_exactly(local_two_shards, tmp_path):
     from agents.stopping import TrainingStopped
 

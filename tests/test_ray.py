@@ -10,7 +10,7 @@ import pytest
 from agents.checkpoint import load_checkpoint
 from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
-from test_collectors import TINY, tiny  # the same tiny PPO run
+from test_collectors import TINY, tiny, tiny_dqn_two_shards  # the same tiny runs
 
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")
@@ -91,18 +91,8 @@ def test_a_signal_with_ray_workers_leaves_a_checkpoint_and_resumes_exactly(local
 
 
 def test_dqn_collects_on_ray_workers_as_in_local_shards(local_ray, tmp_path):
-    from experiments.config import load_config
-    from experiments.schema import TrainConfig
-
-    def dqn(*extra):
-        return load_config(TrainConfig, "configs/dqn_tiny.yaml",
-                           ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
-                            "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
-                            "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
-                            *extra])
-
-    local, _ = run_training(dqn())
-    remote, _ = run_training(dqn("--collector.kind", "ray"))
+    local, _ = run_training(tiny_dqn_two_shards(tmp_path))
+    remote, _ = run_training(tiny_dqn_two_shards(tmp_path, "--collector.kind", "ray"))
     assert compare_metrics(read_metrics(local), read_metrics(remote)) == []
 
 

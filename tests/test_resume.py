@@ -196,7 +196,7 @@ def test_stop_signals_first_requests_second_interrupts():
 # --- exact resume ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-privileged"])
+@pytest.mark.parametrize("algo", ["ppo", "dqn", pytest.param("ppo-privileged", marks=pytest.mark.slow)])
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, algo):
     """Stopped by a signal after update 4 (checkpoints every 3), resumed: same weights, same
     metrics, each update once in metrics.jsonl and in TensorBoard."""
