@@ -135,7 +135,19 @@ def main(argv=None) -> int:
         parser.error(f"--names gives {len(names)} labels for {len(args.agents)} agents")
     from hollywood_env.rules import Rules
 
+    from agents.registry import AgentSpecError, make_agent
+    from hollywood_env.rules import PRESETS
+
+    if args.rules not in PRESETS:
+        parser.error(f"--rules: unknown preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
+    if args.matches < 2:
+        parser.error(f"--matches must be at least 2 (one duplicate pair), got {args.matches}")
     rules = Rules.preset(args.rules)
+    for spec in [*args.agents, args.opponent]:  # every agent checked before anything is played
+        try:
+            make_agent(spec, rules, seed=0)
+        except (AgentSpecError, ValueError) as e:
+            parser.error(str(e))
     rows = [measure(a, args.opponent, rules, args.matches, args.seed) for a in args.agents]
     lines = [f"Against `{args.opponent}`, {args.matches} `{args.rules}` matches each (duplicate deals, seed {args.seed}); "
              "95% intervals.", "",

@@ -48,3 +48,14 @@ def test_measure_reports_the_figures_of_the_table():
     assert r["knock_when_legal"].value == 1.0  # simple always knocks when it can
     assert r["match_win_rate"]["value"] == 1.0
     assert 0 <= r["deadwood_at_knock"] <= 10
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    for args, needle in ((["nosuchbot"], "unknown agent"), (["simple", "--rules", "nope"], "unknown preset"),
+                         (["simple", "--matches", "1"], "at least 2")):
+        r = subprocess.run([sys.executable, "-m", "experiments.behaviour", *args, "--out", str(tmp_path)],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
