@@ -190,6 +190,18 @@ def test_dqn_collects_in_worker_processes_as_in_local_shards(tmp_path):
     assert compare_metrics(read_metrics(local), read_metrics(processes)) == []
 
 
+def assert_restarts_left_the_run_unchanged(run, caplog, reference) -> None:
+    """A 4-update run whose workers were killed after updates 1 and 3 (also tests/test_ray.py's):
+    two restarts counted and logged, and every other metric equal to the uninterrupted ``reference``
+    (a worker restarted from its last state collects what it would have)."""
+    got = read_metrics(run)
+    assert [x["update"] for x in got] == [1, 2, 3, 4]
+    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
+    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
+    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
+    assert compare_metrics(strip(reference), strip(got)) == []
+
+
 def test_killed_worker_process_is_restarted_and_the_run_is_unchanged(local_two_shards, tmp_path, caplog):
     killed, seen, victims = [], [], []
 
@@ -208,13 +220,7 @@ def test_killed_worker_process_is_restarted_and_the_run_is_unchanged(local_two_s
     with caplog.at_level(logging.WARNING, logger="agents.collectors"):
         run, _ = run_training(process_tiny(tmp_path), on_update=kill)
     assert killed == [1, 3]
-    got = read_metrics(run)
-    assert [x["update"] for x in got] == [1, 2, 3, 4]
-    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
-    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
-    # restarted from its last state, a worker collects what it would have: the run is the same
-    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
-    assert compare_metrics(strip(local_two_shards), strip(got)) == []
+    assert_restarts_left_the_run_unchanged(run, caplog, local_two_shards)
     assert [p.exitcode for p in victims] == [-signal.SIGKILL, -signal.SIGKILL]  # reaped by the restarts
     assert len({p.pid for p in seen}) == 4  # two workers, each replaced once
     assert_reaped(seen)

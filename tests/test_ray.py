@@ -10,7 +10,7 @@ import pytest
 from agents.checkpoint import load_checkpoint
 from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
-from test_collectors import TINY, tiny, tiny_dqn_two_shards  # the same tiny runs
+from test_collectors import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards  # noqa: E501
 
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")
@@ -55,13 +55,7 @@ def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_tw
         run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"),
                                     on_update=kill)
     assert killed == [1, 3]
-    got = read_metrics(run)
-    assert [x["update"] for x in got] == [1, 2, 3, 4]
-    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
-    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
-    # restarted from its last state, a worker collects what it would have: the run is the same
-    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
-    assert compare_metrics(strip(local_two_shards), strip(got)) == []
+    assert_restarts_left_the_run_unchanged(run, caplog, local_two_shards)
 
 
 def test_a_signal_with_ray_workers_leaves_a_checkpoint_and_resumes_exactly(local_ray, local_two_shards, tmp_path):
