@@ -47,6 +47,7 @@ from .actions import (
     PHASE_FIRST_UPCARD, PHASE_GAME_OVER, TAKE_DISCARD, action_name,
 )
 from .cards import CARD_BITS, CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
+from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, event_code
 from .rules import Rules, resolve_rules
 from .scoring import BatchScoresheet, settle_hands
 
@@ -66,7 +67,9 @@ class State:
     masks, ``deck``/``stock_pos`` for the stock, ``pile``/``pile_size`` for the discard pile,
     ``known (B, 2)``: cards each player took from the pile and still holds, ``discarded (B, 2)``:
     cards each player discarded this hand), the scoresheet
-    (``sheet``) and the events of the last step (``hand_*``, ``games_ended``, ...).
+    (``sheet``), the public history of the hand being played (``log (B, LOG_CAPACITY)`` event
+    codes and ``log_size (B,)``, see :mod:`hollywood_env.history`) and the events of the last step
+    (``hand_*``, ``games_ended``, ...).
     """
 
     rules: Rules
@@ -88,6 +91,8 @@ class State:
     taken_card: np.ndarray
     knock_limit: np.ndarray
     multiplier: np.ndarray
+    log: np.ndarray
+    log_size: np.ndarray
     sheet: BatchScoresheet
     step_count: np.ndarray
     terminated: np.ndarray
@@ -166,7 +171,8 @@ def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps
         pile=np.zeros((b, NUM_CARDS), dtype=np.int8), pile_size=z(), known=np.zeros((b, 2), dtype=np.uint64),
         discarded=np.zeros((b, 2), dtype=np.uint64),
         phase=z(np.int8), current_player=z(np.int8), dealer=z(np.int8), taken_card=np.full(b, -1, dtype=np.int64),
-        knock_limit=z(), multiplier=np.ones(b, dtype=np.int64), sheet=BatchScoresheet(b, rules),
+        knock_limit=z(), multiplier=np.ones(b, dtype=np.int64),
+        log=np.full((b, LOG_CAPACITY), -1, dtype=np.int16), log_size=z(np.int16), sheet=BatchScoresheet(b, rules),
         step_count=z(), terminated=z(bool), truncated=z(bool), match_winner=np.full(b, -1, dtype=np.int8),
         rewards=np.zeros((b, 2), dtype=np.int64), legal_action_mask=np.zeros((b, NUM_ACTIONS), dtype=bool),
         hand_ended=z(bool), hand_kind=z(np.int8), hand_knocker=np.full(b, -1, dtype=np.int8),
@@ -280,6 +286,8 @@ def _lay_out(state: State, idx: np.ndarray, deck: np.ndarray) -> None:
     state.stock_pos[idx] = STOCK_START
     state.known[idx] = 0
     state.discarded[idx] = 0
+    state.log[idx] = -1
+    state.log_size[idx] = 0
     state.phase[idx] = PHASE_FIRST_UPCARD
     state.current_player[idx] = 1 - dealer
     state.taken_card[idx] = -1
@@ -413,6 +421,7 @@ def step(state: State, actions, games=None) -> State:
     if g.size:
         size = state.pile_size[g] - 1
         top = _flat(state.pile)[NUM_CARDS * g + size].astype(np.int64)
+        _log(state, g, EVENT_TAKE, top)
         state.pile_size[g] = size
         bit = CARD_BITS[top]
         h = mover[g]
@@ -424,6 +433,7 @@ def step(state: State, actions, games=None) -> State:
     # --- pass the first upcard ------------------------------------------------------------------
     g = np.flatnonzero(a == PASS)
     if g.size:
+        _log(state, g, EVENT_DECLINE, _pile_top(state, g))
         non_dealer_passed = state.current_player[g] != state.dealer[g]
         state.current_player[g[non_dealer_passed]] = state.dealer[g[non_dealer_passed]]
         both = g[~non_dealer_passed]  # the dealer passed too: the non-dealer draws from the stock
@@ -435,6 +445,7 @@ def step(state: State, actions, games=None) -> State:
     # --- draw from the stock --------------------------------------------------------------------
     g = np.flatnonzero(a == DRAW_STOCK)
     if g.size:
+        _log(state, g, EVENT_DECLINE, _pile_top(state, g))
         _draw_stock(state, g, state.current_player[g])
 
     # --- discard or knock -----------------------------------------------------------------------
@@ -442,6 +453,7 @@ def step(state: State, actions, games=None) -> State:
     if g.size:
         h = mover[g]
         card = a[g] % KNOCK
+        _log(state, g, EVENT_DISCARD, card)
         bit = CARD_BITS[card]
         hands[h] &= ~bit
         known[h] &= ~bit
@@ -488,6 +500,34 @@ def step(state: State, actions, games=None) -> State:
     return state
 
 
+def _pile_top(state: State, g: np.ndarray) -> np.ndarray:
+    """The top card of the pile of games ``g``, -1 where it is empty."""
+    size = state.pile_size[g]
+    top = _flat(state.pile)[NUM_CARDS * g + np.maximum(size - 1, 0)].astype(np.int64)
+    return np.where(size > 0, top, -1)
+
+
+def _log(state: State, g: np.ndarray, kind: int, card: np.ndarray) -> None:
+    """Append the public event ``kind`` of ``card`` by the player to act to the logs of games
+    ``g`` (before the move changes the player to act). A full log keeps its first events; a card
+    of -1 (an empty pile) records nothing."""
+    pos = state.log_size[g].astype(np.int64)
+    ok = (pos < LOG_CAPACITY) & (card >= 0)
+    if not ok.all():
+        g, pos, card = g[ok], pos[ok], card[ok]
+    code = event_code(state.current_player[g].astype(np.int64), kind, card)
+    _flat(state.log)[LOG_CAPACITY * g + pos] = code
+    state.log_size[g] += 1
+
+
+def _log_one(state: State, p: int, kind: int, card: int) -> None:
+    """:func:`_log` for the only game of a one-game state."""
+    pos = int(state.log_size[0])
+    if pos < LOG_CAPACITY and card >= 0:
+        state.log[0, pos] = event_code(p, kind, card)
+        state.log_size[0] = pos + 1
+
+
 def _flat(a: np.ndarray) -> np.ndarray:
     """A flat view of a State array (they are all C-contiguous), to index with one index."""
     if not a.flags.c_contiguous:
@@ -518,6 +558,7 @@ def _step_one(state: State, a: int) -> bool:
     p = int(state.current_player[0])
     hands, known = state.hands[0], state.known[0]  # views
     if a < KNOCK:  # a plain discard
+        _log_one(state, p, EVENT_DISCARD, a)
         bit = 1 << a
         hands[p] = int(hands[p]) ^ bit
         known[p] = int(known[p]) & ~bit
@@ -531,12 +572,14 @@ def _step_one(state: State, a: int) -> bool:
     elif a == TAKE_DISCARD:
         size = int(state.pile_size[0]) - 1
         top = int(state.pile[0, size])
+        _log_one(state, p, EVENT_TAKE, top)
         state.pile_size[0] = size
         hands[p] = int(hands[p]) | (1 << top)
         known[p] = int(known[p]) | (1 << top)
         state.taken_card[0] = top
         state.phase[0] = PHASE_DISCARD
     elif a == PASS:
+        _log_one(state, p, EVENT_DECLINE, int(state.pile[0, int(state.pile_size[0]) - 1]) if state.pile_size[0] else -1)
         dealer = int(state.dealer[0])
         if p != dealer:
             state.current_player[0] = dealer
@@ -544,6 +587,7 @@ def _step_one(state: State, a: int) -> bool:
             state.current_player[0] = 1 - dealer
             _draw_one(state, 1 - dealer)
     else:  # DRAW_STOCK
+        _log_one(state, p, EVENT_DECLINE, int(state.pile[0, int(state.pile_size[0]) - 1]) if state.pile_size[0] else -1)
         _draw_one(state, p)
     state.step_count[0] += 1
     if state.max_steps is not None and state.step_count[0] >= state.max_steps:
