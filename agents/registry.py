@@ -5,6 +5,7 @@ spec                          agent
 ============================  ==================================================================
 ``random`` ``simple``         the baseline bots of :mod:`agents.bots`
 ``neller`` ``hollywood``
+``marjj``                     the EAAI-2021 winner's strategy (:mod:`agents.marjj`)
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
                               ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
@@ -55,7 +56,7 @@ import numpy as np
 
 from hollywood_env.rules import Rules, resolve_rules
 
-from . import bots
+from . import bots, marjj
 
 __all__ = [
     "AgentSpecError", "Policy", "make_agent", "register", "register_prefix", "registered_names",
@@ -301,6 +302,7 @@ register("random", _bot_factory(bots.RandomBot), "uniform over the legal actions
 register("simple", _bot_factory(bots.SimpleBot), "OpenSpiel's simple Gin Rummy bot")
 register("neller", _bot_factory(bots.NellerBot), "the EAAI Gin Rummy challenge's simple player")
 register("hollywood", _bot_factory(bots.HollywoodBot), "scoresheet-aware heuristic that tracks the cards")
+register("marjj", _bot_factory(marjj.MarjjBot), "MARJJ, the EAAI-2021 winner: knocks early only, then plays for gin")
 
 
 def _search_factory(arg: str = "", rules=None, seed=None):

@@ -10,8 +10,8 @@
     hollywood reproduce RUN_DIR [...]
     hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (experiments/sweep.py, Ray Tune)
 
-Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``ppo:PATH``, ``dqn:PATH`` (a checkpoint
-or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
+Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``marjj``, ``ppo:PATH``, ``dqn:PATH`` (a
+checkpoint or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
 with :func:`add_command` (parsed here) or :func:`add_passthrough` (a module's own ``main(argv)``).
 
 A user mistake (a bad option value, an agent spec that names nothing or a checkpoint that does not

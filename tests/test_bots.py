@@ -341,7 +341,9 @@ def test_hollywood_beats_simple_over_2000_matches():
 
 
 def test_registry_builds_bots_by_name():
-    for name, cls in BOTS.items():
+    from agents.marjj import MarjjBot
+
+    for name, cls in {**BOTS, "marjj": MarjjBot}.items():  # marjj's own tests: tests/test_marjj.py
         bot = make_agent(name, "gin-rummy", seed=0)
         assert isinstance(bot, cls) and bot.rules == Rules.preset("gin-rummy")
     f = lambda obs, mask: mask.argmax(axis=1)  # noqa: E731
@@ -349,7 +351,7 @@ def test_registry_builds_bots_by_name():
 
 
 def test_registry_errors_list_valid_agents():
-    with pytest.raises(AgentSpecError, match="valid agents: random, simple, neller, hollywood, search, ") as e:
+    with pytest.raises(AgentSpecError, match="valid agents: random, simple, neller, hollywood, marjj, search, ") as e:
         make_agent("bogus")
     for form in ("search:KEY=VALUE,...", "ppo:PATH", "dqn:PATH", "module:function"):
         assert form in str(e.value)
