@@ -33,7 +33,8 @@ from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, bools_to_mask
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import random_legal_actions
 
-__all__ = ["Bot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode"]
+__all__ = ["Bot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode", "highest_card",
+           "meldable_with", "best_knock"]
 
 U64 = np.uint64
 RANK = np.arange(NUM_CARDS) % 13
@@ -146,7 +147,7 @@ OPENSPIEL_INDEX = (SUIT + 1) % 4 * 13 + RANK
 OUR_SUITS_LOW_TO_HIGH = (0, 1, 2, 3)
 
 
-def _highest(cands: np.ndarray, suits_low_to_high=OUR_SUITS_LOW_TO_HIGH) -> np.ndarray:
+def highest_card(cands: np.ndarray, suits_low_to_high=OUR_SUITS_LOW_TO_HIGH) -> np.ndarray:
     """Per row of ``cands`` (uint64), the highest-ranked card, ties by the higher suit in the
     order ``suits_low_to_high`` (our default: spades high; the same order as the highest
     deadwood value, then rank, then suit); -1 if empty."""
@@ -454,7 +455,7 @@ class SimpleBot(PhaseBot):
         knock = (v.legal_knocks[rows] != 0) & ~big
         k = np.flatnonzero(knock)
         if k.size:
-            card = _highest(deadwood[k] & v.legal_knocks[rows[k]], OPENSPIEL_SUITS_LOW_TO_HIGH)
+            card = highest_card(deadwood[k] & v.legal_knocks[rows[k]], OPENSPIEL_SUITS_LOW_TO_HIGH)
             gin = np.flatnonzero(card < 0)  # all 11 melded (or that card forbidden)
             if gin.size:
                 card[gin] = best_knock(hand[k[gin]], v.legal_knocks[rows[k[gin]]], openspiel_ties=True)
@@ -462,10 +463,10 @@ class SimpleBot(PhaseBot):
         plain = np.flatnonzero(~knock & ~big)
         if plain.size:
             g = rows[plain]
-            card = _highest(deadwood[plain] & v.legal_discards[g], OPENSPIEL_SUITS_LOW_TO_HIGH)
+            card = highest_card(deadwood[plain] & v.legal_discards[g], OPENSPIEL_SUITS_LOW_TO_HIGH)
             none = card < 0
             if none.any():  # every deadwood card is forbidden: the highest legal discard
-                card[none] = _highest(v.legal_discards[g[none]], OPENSPIEL_SUITS_LOW_TO_HIGH)
+                card[none] = highest_card(v.legal_discards[g[none]], OPENSPIEL_SUITS_LOW_TO_HIGH)
             out[plain] = DISCARD + card
         return out
 

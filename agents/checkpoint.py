@@ -151,20 +151,16 @@ def resolve_checkpoint_path(path) -> Path:
     return p
 
 
-def load_checkpoint(path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
-    """Read a checkpoint weights-only and check its fields; arrays come back as numpy arrays.
-
-    Raises :class:`CheckpointError` for anything that is not a checkpoint written by ``hollywood
-    train`` (empty, truncated, not a torch file, a pickle with code in it, missing fields, another
-    algorithm than ``expect_algo``, no training state when ``need_train_state``)."""
-    p = resolve_checkpoint_path(path)
-    what = f"{p} is not a valid checkpoint"
+def read_weights_only(p: Path, what: str):
+    """The object in the torch file ``p``, read weights-only (tensors and plain values; a pickle
+    that holds code is refused). Every failure is a :class:`CheckpointError` that starts with
+    ``what``."""
     if p.stat().st_size == 0:
         raise CheckpointError(f"{what}: the file is empty (a write that was cut off?)")
     try:
         with open(p, "rb") as f, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch warns about raw pickles before refusing them
-            data = torch.load(io.BytesIO(f.read()), map_location="cpu", weights_only=True)
+            return torch.load(io.BytesIO(f.read()), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         if "Weights only load failed" in first or "weights_only" in str(e):
@@ -175,6 +171,17 @@ def load_checkpoint(path, expect_algo: str | None = None, need_train_state: bool
             IndexError, TypeError, UnicodeDecodeError) as e:
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise CheckpointError(f"{what}: not a readable torch checkpoint file ({type(e).__name__}: {first})") from None
+
+
+def load_checkpoint(path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
+    """Read a checkpoint weights-only and check its fields; arrays come back as numpy arrays.
+
+    Raises :class:`CheckpointError` for anything that is not a checkpoint written by ``hollywood
+    train`` (empty, truncated, not a torch file, a pickle with code in it, missing fields, another
+    algorithm than ``expect_algo``, no training state when ``need_train_state``)."""
+    p = resolve_checkpoint_path(path)
+    what = f"{p} is not a valid checkpoint"
+    data = read_weights_only(p, what)
     if not isinstance(data, dict):
         raise CheckpointError(f"{what}: it holds a {type(data).__name__}, not a checkpoint dict")
     if "format" in data and (data.get("format") != FORMAT or data.get("version") != VERSION):

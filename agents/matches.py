@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.registry import call_policy, make_agent
 from hollywood_env import core
 from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
 from hollywood_env.cards import STOCK_START
@@ -153,11 +153,12 @@ def play_pairing(agent_a, agent_b, rules: Rules | str | None = None, n_pairs: in
     return out
 
 
-def _act(policy, name, state, rows) -> np.ndarray:
+def act(policy, name, state, rows) -> np.ndarray:
     """The policy's actions for the games ``rows``, checked (shape, integers, legality) so that a
-    faulty agent is named in the error."""
+    faulty agent is named in the error. A policy with ``reads_history = True`` is also given the
+    public history of the hand (``history=``, :func:`hollywood_env.history.encode_history`)."""
     mask = state.legal_action_mask[rows]
-    a = np.asarray(policy(encode(state, games=rows), mask))
+    a = call_policy(policy, encode(state, games=rows), mask, state, games=rows)
     if a.shape != (rows.size,):
         raise ValueError(f"agent {name!r} returned actions of shape {a.shape} for {rows.size} observations; "
                          f"a policy maps (n, D) observations and (n, 108) masks to (n,) actions")
@@ -213,9 +214,9 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
         on_a = state.current_player[idx] == a_seat[idx]
         ia, ib = idx[on_a], idx[~on_a]
         if ia.size:
-            actions[ia] = _act(pa, names[0], state, ia)
+            actions[ia] = act(pa, names[0], state, ia)
         if ib.size:
-            actions[ib] = _act(pb, names[1], state, ib)
+            actions[ib] = act(pb, names[1], state, ib)
         decisions += idx.size
         a_dec += ia.size
         b_dec += ib.size

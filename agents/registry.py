@@ -69,7 +69,22 @@ class AgentSpecError(ValueError):
 
 
 class Policy(Protocol):
+    """A batched policy: ``(obs (n, D), masks (n, 108)) -> actions (n,)``. A policy that also
+    reads the public history of the hand sets ``reads_history = True`` and takes it as the
+    keyword ``history`` (``(n, HISTORY_SIZE)``, :func:`hollywood_env.history.encode_history`);
+    :func:`call_policy` is how every runner calls a policy."""
+
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+def call_policy(policy, obs: np.ndarray, masks: np.ndarray, state, games=None, viewer=None) -> np.ndarray:
+    """``policy(obs, masks)``, with ``history=`` the public history of the games ``games`` of
+    ``state`` seen by ``viewer`` (default: the player to act) when the policy reads it."""
+    if getattr(policy, "reads_history", False):
+        from hollywood_env.history import encode_history
+
+        return np.asarray(policy(obs, masks, history=encode_history(state, viewer=viewer, games=games)))
+    return np.asarray(policy(obs, masks))
 
 
 #: name -> (factory(rules=, seed=) or "module:attr", description)

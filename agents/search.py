@@ -1,9 +1,9 @@
 """``search``: determinized Monte Carlo planning on the batched engine.
 
-For each decision the agent samples worlds, full games consistent with what it has seen
-(:mod:`hollywood_env.determinize`), keeps those its opponent model finds most believable, plays
-each candidate move in every kept world and lets a fast policy (a bot) play both seats to the end
-of the hand; it picks the move with the best mean result. All games of a call, all their
+For each decision the agent draws worlds, full games consistent with what it has seen
+(:mod:`hollywood_env.determinize`), from its belief over the opponent's hand
+(:mod:`agents.belief`), plays each candidate move in every world and lets a fast policy (a bot)
+play both seats to the end of the hand; it picks the move with the best mean result. All games of a call, all their
 candidate moves and all their worlds are stepped together in one batch of the core engine: no
 Python loop over games, moves or worlds.
 
@@ -20,9 +20,14 @@ knob               meaning (default)
                    (default: the rollout bot)
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
                    base bot's) or ``all`` (draws, knocks and discards)
-``belief``         ``melds``: opponent hands built up as a player builds them and weighed by
-                   what the opponent passed on (below); ``none``: uniformly random worlds
-``oversample``     worlds sampled per kept world under ``belief=melds`` (4)
+``belief``         where the opponent's unknown cards come from (:mod:`agents.belief`):
+                   ``learned`` (drawn from the learned per-card probabilities, which read the
+                   observation and the public history of the hand), ``heuristic`` (hands built
+                   up as a player builds them and ranked by what the opponent passed on, below),
+                   ``uniform``; ``auto`` (default): ``learned`` when its model file is there,
+                   else ``heuristic``
+``belief_file``    the learned belief's model file (default: ``models/belief_hollywood.pt``)
+``oversample``     worlds sampled per kept world under ``belief=heuristic`` (4)
 ``improve``        draw-and-throw turns given to each sampled opponent hand per turn the
                    opponent has played this hand (1.0; 0: uniform hands)
 ``prior``          points added to the base bot's own move, so that another move replaces it
@@ -44,7 +49,7 @@ Candidate moves: in the draw phase both choices; in the discard phase big gin or
 the cards outside the best meld arrangement plus the base bot's choice. A row with one
 candidate is not searched.
 
-The opponent model (``belief="melds"``): a uniformly random opponent hand is far weaker than
+The heuristic belief (``belief="heuristic"``): a uniformly random opponent hand is far weaker than
 the hand a real player has built after a few turns, and a planner that believes it has time
 makes slow plans. Each sampled opponent hand is therefore *built up*: for each turn the opponent
 has played, it draws a random card of the world's stock and throws back the highest card outside
@@ -58,9 +63,12 @@ Measured (README "Search"): with the true opponent hand in every world the same 
 worlds get wrong. Hence the default searches the plain discards only, where the belief matters
 least. The belief, not the search, is what limits this agent.
 
-What the agent sees: only ``(observations, masks)``, like every agent: worlds are built by
-:meth:`hollywood_env.determinize.InfoSet.from_observation`, so the search cannot use the
-opponent's hand or the stock order (tests/test_search.py shuffles them and checks the moves).
+What the agent sees: only ``(observations, masks)``, like every agent, and the public history of
+the hand (``history=``, given by the match runner because the agent says ``reads_history``):
+worlds are built by :meth:`hollywood_env.determinize.InfoSet.from_observation`, so the search
+cannot use the opponent's hand or the stock order (tests/test_search.py and tests/test_belief.py
+shuffle them and check the moves). Without a history the learned belief reads the observation
+alone.
 
 Spec: ``search`` (the defaults) or ``search:worlds=64,rollout=hollywood,prior=0.5`` (knobs as
 ``key=value`` separated by commas), for :func:`agents.registry.make_agent`.
@@ -70,6 +78,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -81,18 +90,19 @@ from hollywood_env.actions import (
 )
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_bools
 from hollywood_env.determinize import InfoSet, sample_worlds
+from hollywood_env.history import HISTORY_SIZE
 from hollywood_env.observation import encode
 from hollywood_env.rules import Rules, resolve_rules
 
 from . import bots as B
+from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec"]
 
 _ROLLOUTS = ("simple", "hollywood", "neller", "random")
-_BELIEFS = ("melds", "none")
+_BELIEFS = ("auto",) + BELIEFS
 _VALUES = ("points", "sheet")
 _MOVES = ("discards", "all")
-_RANK = np.arange(NUM_CARDS) % 13
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,9 @@ class SearchConfig:
     rollout: str = "simple"
     base: str = ""
     moves: str = "discards"
-    belief: str = "melds"
+    belief: str = "auto"
+    #: the learned belief's model file ("": the shipped models/belief_hollywood.pt)
+    belief_file: str = ""
     oversample: int = 4
     prior: float = 1.0
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
@@ -125,7 +137,8 @@ class SearchConfig:
         if self.moves not in _MOVES:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
         if self.belief not in _BELIEFS:
-            raise ValueError(f"belief must be one of {list(_BELIEFS)}, got {self.belief!r}")
+            raise ValueError(f"belief must be one of {list(_BELIEFS)} (auto: learned when its model file is there, "
+                             f"else heuristic), got {self.belief!r}")
         if not isinstance(self.oversample, int) or self.oversample < 1:
             raise ValueError(f"oversample must be a positive int, got {self.oversample!r}")
         if not self.seconds >= 0:
@@ -178,10 +191,21 @@ class SearchAgent:
     ``(obs (n, D), masks (n, 108)) -> actions (n,)`` with ``seed()``."""
 
     name = "search"
+    #: the match runner gives this agent the public history of the hand (``history=``)
+    reads_history = True
 
     def __init__(self, rules: Rules | str | None = None, seed=None, config: SearchConfig | None = None, **knobs):
         self.rules = resolve_rules(rules)
         self.config = replace(config or SearchConfig(), **knobs)
+        self.belief = None  # the LearnedBelief of belief=learned
+        cfg = self.config
+        if cfg.belief in ("auto", "learned"):
+            path = cfg.belief_file or default_belief_path()
+            if cfg.belief == "learned" or Path(path).is_file():
+                self.belief = LearnedBelief.from_file(path)
+                self.config = replace(cfg, belief="learned")
+            else:
+                self.config = replace(cfg, belief="heuristic")
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._policy = _make_bot(self.config.rollout, self.rules, self.rng)
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
@@ -199,13 +223,13 @@ class SearchAgent:
         return f"SearchAgent({self.config})"
 
     # --- the policy ------------------------------------------------------------------------------
-    def __call__(self, obs, masks) -> np.ndarray:
+    def __call__(self, obs, masks, history=None) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if obs.ndim == 1:
-            return self(obs[None], masks[None])[0]
+            return self(obs[None], masks[None], None if history is None else np.asarray(history)[None])[0]
         t0 = time.perf_counter()
-        ev = self.candidate_values(obs, masks)
+        ev = self.candidate_values(obs, masks, history)
         out = ev.base.copy()
         if ev.rows.size:
             mean = ev.values.mean(axis=1) + self.config.prior * (ev.actions == ev.base[ev.rows])
@@ -220,12 +244,18 @@ class SearchAgent:
         self.stats["seconds"] += time.perf_counter() - t0
         return out
 
-    def candidate_values(self, obs, masks) -> "CandidateValues":
+    def candidate_values(self, obs, masks, history=None) -> "CandidateValues":
         """The search without the choice: every row's candidate moves and each one's rollout
-        value in each kept world (see :class:`CandidateValues`)."""
+        value in each kept world (see :class:`CandidateValues`). ``history``: the public
+        histories of the rows (:func:`hollywood_env.history.encode_history`), read by the
+        learned belief; ``None``: the belief reads the observation alone."""
         cfg = self.config
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
+        if history is not None:
+            history = np.asarray(history, dtype=np.float32)
+            if history.shape != (obs.shape[0], HISTORY_SIZE):
+                raise ValueError(f"history must have shape ({obs.shape[0]}, {HISTORY_SIZE}), got {history.shape}")
         base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base bot's moves
         cands_row, cands_act = _candidates(obs, masks, base, cfg.moves == "all")
         rows = np.unique(cands_row)
@@ -234,7 +264,7 @@ class SearchAgent:
             return CandidateValues(base, cands_row, cands_act, np.zeros((0, w)), None)
         t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
-        worlds = self._worlds(info, w)
+        worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
         # every candidate of a row is played in the same worlds: the row's w kept worlds
         local = np.searchsorted(rows, cands_row)
         sim = core.take(worlds, (local[:, None] * w + np.arange(w)[None, :]).reshape(-1))
@@ -254,23 +284,18 @@ class SearchAgent:
             return min(cfg.worlds, 16)
         return int(np.clip(cfg.seconds * n_rows / (self._cost * n_candidates), 4, cfg.worlds))
 
-    def _worlds(self, info: InfoSet, w: int) -> core.State:
-        """``w`` worlds per information set: uniform, or (``belief="melds"``) the most
-        believable of ``w * oversample`` whose opponent hands were built up."""
+    def _worlds(self, info: InfoSet, w: int, obs=None, history=None) -> core.State:
+        """``w`` worlds per information set, drawn from the belief: uniform, heuristic (the most
+        believable of ``w * oversample`` built-up worlds) or learned (the opponent's unknown
+        cards drawn from the learned probabilities of the rows' observations ``obs`` and
+        histories ``history``)."""
         cfg = self.config
-        if cfg.belief == "none":
+        if cfg.belief == "uniform":
             return sample_worlds(info, w, self.rng)
-        k = w * cfg.oversample
-        pool = sample_worlds(info, k, self.rng)
-        _improve_opponent_hands(pool, info, k, self.rng, cfg.improve)
-        if cfg.oversample == 1:
-            return pool
-        score = _believability(pool, info, k, self.rules) + self.rng.random(pool.batch_size) * 0.5
-        # keep, per row, the w most believable worlds (ties broken at random)
-        n = len(info)
-        order = np.argsort(-score.reshape(n, k), axis=1, kind="stable")[:, :w]
-        keep = (np.arange(n)[:, None] * k + order).reshape(-1)
-        return core.take(pool, keep)
+        if cfg.belief == "heuristic":
+            return heuristic_worlds(info, w, self.rng, cfg.oversample, cfg.improve)
+        p = self.belief.probabilities(info, obs, history)
+        return sample_worlds(info, w, self.rng, weights=odds(p))
 
     def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray) -> np.ndarray:
         """Play ``first`` in every game of ``sim``, then the rollout policy in both seats until the
@@ -372,65 +397,6 @@ def _candidates(obs, masks, base, everything: bool) -> tuple[np.ndarray, np.ndar
     rows, acts = rows[keep], acts[keep]
     order = np.lexsort((acts, rows))
     return rows[order], acts[order]
-
-
-# --- the opponent model --------------------------------------------------------------------------
-
-
-def _improve_opponent_hands(pool: core.State, info: InfoSet, k: int, rng: np.random.Generator, rate: float) -> None:
-    """Make each world's opponent hand look like one a player has built: for each turn the
-    opponent has played this hand (its discards, times ``rate``), it draws a random card of the
-    world's stock and throws back, in its place, the highest-ranked card outside its best melds
-    (never a card it took from the pile). The world stays consistent with what the viewer saw
-    (the opponent's hand and the stock only exchange unseen cards); its opponent hand is no longer
-    a uniform draw but one shaped by the simple bot's play, as the real one was."""
-    if rate <= 0:
-        return
-    m = pool.batch_size
-    rows = np.arange(m)
-    opp = 1 - pool.current_player.astype(np.int64)  # the agent is to act in every world
-    turns = np.rint(M.popcount(np.repeat(info.discarded[:, 1], k)).astype(np.float64) * rate).astype(np.int64)
-    known = pool.known[rows, opp]
-    for t in range(int(turns.max(initial=0))):
-        g = np.flatnonzero(turns > t)
-        stock = NUM_CARDS - pool.stock_pos[g]
-        pos = pool.stock_pos[g] + (rng.random(g.size) * stock).astype(np.int64)
-        card = pool.deck[g, pos].astype(np.int64)
-        h11 = pool.hands[g, opp[g]] | CARD_BITS[card]
-        allowed = h11 & ~known[g]
-        _, sets, runs = M.best_arrangement_masks(h11)
-        out = B._highest(h11 & ~(sets | runs) & allowed)
-        out = np.where(out < 0, B._highest(allowed), out)
-        pool.hands[g, opp[g]] = h11 & ~CARD_BITS[out]
-        pool.deck[g, pos] = out
-
-
-def _believability(pool: core.State, info: InfoSet, k: int, rules: Rules) -> np.ndarray:
-    """``(n * k,)`` scores of the sampled worlds under a model of an opponent that keeps melds
-    and throws its highest deadwood, as the bots do; each disagreement costs one point:
-
-    * each card the opponent passed on (its discards this hand, and our discards it did not take)
-      that would lie in a meld with its world hand (a player that keeps melds neither throws nor
-      declines such a card);
-    * each deadwood card of its world hand ranked above its last discard, when that discard is the
-      top of the pile (it would have thrown the higher card first);
-    * a world hand that could knock (it would have knocked rather than discard and wait).
-    """
-    rows = np.arange(pool.batch_size)
-    me = pool.current_player.astype(np.int64)  # the agent is to act in every world
-    opp_hand = pool.hands[rows, 1 - me]
-    passed = np.repeat(info.discarded[:, 1] | (info.discarded[:, 0] & ~info.opp_known), k)
-    score = -M.popcount(B.meldable_with(opp_hand) & passed).astype(np.float64)
-    size = pool.pile_size
-    top = np.where(size > 0, pool.pile[rows, np.maximum(size - 1, 0)].astype(np.int64), -1)
-    opp_disc = np.repeat(info.discarded[:, 1], k)
-    g = np.flatnonzero((top >= 0) & ((opp_disc & CARD_BITS[np.maximum(top, 0)]) != 0))
-    if g.size:
-        _, sets, runs = M.best_arrangement_masks(opp_hand[g])
-        dead = masks_to_bools(opp_hand[g] & ~(sets | runs))
-        score[g] -= (dead & (_RANK[None, :] > _RANK[top[g]][:, None])).sum(axis=1)
-    score -= M.min_deadwood_masks(opp_hand) <= pool.knock_limit
-    return score
 
 
 # --- rollout policies ------------------------------------------------------------------------------

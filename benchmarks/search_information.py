@@ -3,11 +3,12 @@
     python benchmarks/search_information.py --pairs 100      # single hands against simple
 
 Plays single hands (duplicate deals) of the search agent against ``simple`` with the worlds built
-three ways, and with draws searched or not:
+four ways, and with draws and knocks searched or not (``--moves``):
 
 * ``truth``: every world holds the opponent's *true* hand (the stock still shuffled): an
   experiment only, the agent never sees this in play; it bounds what a better belief could give;
-* ``melds``: the agent's opponent model (built-up hands ranked by the cards passed on);
+* ``learned``: the opponent's unknown cards drawn from the learned belief (agents/belief.py);
+* ``heuristic``: built-up hands ranked by the cards passed on;
 * ``uniform``: uniformly random opponent hands.
 
 Prints hand win rates (walls excluded) with Wilson 95% intervals and the net points per hand.
@@ -38,6 +39,7 @@ from experiments.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import KIND_WALL  # noqa: E402
 from hollywood_env.cards import CARD_BITS, NUM_CARDS  # noqa: E402
+from hollywood_env.history import encode_history  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 
 
@@ -48,8 +50,8 @@ class TruthSearch(SearchAgent):
     truth: core.State
     games: np.ndarray
 
-    def _worlds(self, info, w):
-        worlds = super()._worlds(info, w)
+    def _worlds(self, info, w, obs=None, history=None):
+        worlds = super()._worlds(info, w, obs, history)
         g = np.repeat(self.games[self._searched], w)
         me = self.truth.current_player[g].astype(np.int64)
         opp_true = self.truth.hands[g, 1 - me]
@@ -64,16 +66,16 @@ class TruthSearch(SearchAgent):
         worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
         return worlds
 
-    def candidate_values(self, obs, masks):
-        base = np.asarray(self._policy(obs, masks))
+    def candidate_values(self, obs, masks, history=None):
+        base = np.asarray(self._base(obs, masks))
         from agents.search import _candidates
         rows, _ = _candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base,
                               self.config.moves == "all")
         self._searched = np.unique(rows)
-        return super().candidate_values(obs, masks)
+        return super().candidate_values(obs, masks, history)
 
 
-def play(agent, pairs: int, seed: int, rules: str = "hollywood"):
+def play(agent, pairs: int, seed: int, rules: str = "gin-rummy-simple"):
     seeds = core.slot_seeds(seed, pairs)
     state = core.init(2 * pairs, rules, seed=np.concatenate([seeds, seeds]))
     a_seat = np.r_[np.zeros(pairs, int), np.ones(pairs, int)]
@@ -89,7 +91,8 @@ def play(agent, pairs: int, seed: int, rules: str = "hollywood"):
         if ia.size:
             if isinstance(agent, TruthSearch):
                 agent.truth, agent.games = state, ia
-            act[ia] = agent(encode(state, games=ia), state.legal_action_mask[ia])
+            act[ia] = agent(encode(state, games=ia), state.legal_action_mask[ia],
+                            history=encode_history(state, games=ia))
         if ib.size:
             act[ib] = opp(encode(state, games=ib), state.legal_action_mask[ib])
         core.step(state, act, games=idx)
@@ -112,9 +115,9 @@ def belief_quality(bot_name: str, worlds: int = 32, seed: int = 3) -> dict:
 
     bot = {"simple": SimpleBot, "hollywood": HollywoodBot}[bot_name]("hollywood")
     state = core.init(300, "hollywood", seed=seed)
-    agent = SearchAgent("hollywood", seed=0, worlds=worlds)
+    agents = {b: SearchAgent("hollywood", seed=0, worlds=worlds, belief=b) for b in ("heuristic", "learned")}
     rng = np.random.default_rng(0)
-    hits: dict = {"uniform": [], "belief": []}
+    hits: dict = {"uniform": [], "heuristic": [], "learned": []}
     for t in range(45):
         live = np.flatnonzero(~state.done)
         g = live[state.phase[live] == PHASE_DRAW]
@@ -122,7 +125,10 @@ def belief_quality(bot_name: str, worlds: int = 32, seed: int = 3) -> dict:
             info = InfoSet.from_observation(encode(state, games=g), state.legal_action_mask[g], "hollywood")
             truth = state.hands[g, 1 - state.current_player[g].astype(np.int64)] & ~info.opp_known
             need = M.popcount(truth).astype(np.float64)
-            for name, worlds_state in (("uniform", sample_worlds(info, worlds, rng)), ("belief", agent._worlds(info, worlds))):
+            obs, hist = encode(state, games=g), encode_history(state, games=g)
+            for name, worlds_state in (("uniform", sample_worlds(info, worlds, rng)),
+                                       ("heuristic", agents["heuristic"]._worlds(info, worlds)),
+                                       ("learned", agents["learned"]._worlds(info, worlds, obs, hist))):
                 found = M.popcount(worlds_state.hands[:, 1] & np.repeat(truth, worlds)).reshape(-1, worlds).mean(axis=1)
                 hits[name] += list(found[need > 0] / need[need > 0])
         core.step(state, bot(encode(state), state.legal_action_mask))
@@ -134,24 +140,28 @@ def main(argv=None) -> int:
     p.add_argument("--pairs", type=int, default=100, help="duplicate pairs of single hands per row (default 100)")
     p.add_argument("--worlds", type=int, default=16)
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--rules", default="gin-rummy-simple", help="rules preset of the hands (default gin-rummy-simple)")
+    p.add_argument("--beliefs", default="truth,learned,heuristic,uniform", help="rows to play (comma-separated)")
+    p.add_argument("--moves", default="all,discards", help="what is searched (comma-separated: all, discards)")
     p.add_argument("--belief-only", action="store_true", help="only the share of the opponent's cards the worlds find")
     args = p.parse_args(argv)
     if args.belief_only:
-        print("| opponent | uniform worlds | the agent's belief |\n|---|---:|---:|")
+        print("| opponent | uniform worlds | heuristic worlds | learned worlds |\n|---|---:|---:|---:|")
         for name in ("simple", "hollywood"):
             q = belief_quality(name)
-            print(f"| {name} | {q['uniform']:.1%} | {q['belief']:.1%} |")
+            print(f"| {name} | {q['uniform']:.1%} | {q['heuristic']:.1%} | {q['learned']:.1%} |")
         return 0
-    print(f"search (worlds={args.worlds}) vs simple, {args.pairs} duplicate pairs of single hands, seed {args.seed}\n")
+    print(f"search (worlds={args.worlds}) vs simple, {args.pairs} duplicate pairs of single hands of "
+          f"{args.rules}, seed {args.seed}\n")
     print("| worlds hold | moves searched | hands won | 95% interval | net points/hand | seconds |")
     print("|---|---|---:|---|---:|---:|")
-    for belief in ("truth", "melds", "uniform"):
-        for moves in ("all", "discards"):
+    for belief in args.beliefs.split(","):
+        for moves in args.moves.split(","):
             knobs = dict(worlds=args.worlds, moves=moves, prior=0.0,
-                         belief="none" if belief == "uniform" else "melds")
-            agent = (TruthSearch if belief == "truth" else SearchAgent)("hollywood", seed=1, **knobs)
+                         belief="uniform" if belief == "truth" else belief)
+            agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)
             t0 = time.perf_counter()
-            result, points = play(agent, args.pairs, args.seed)
+            result, points = play(agent, args.pairs, args.seed, args.rules)
             won, lost = int((result > 0).sum()), int((result < 0).sum())
             est = wilson(won, won + lost)
             lo, hi = est.low, est.high

@@ -263,6 +263,8 @@ add_passthrough("train", "train a PPO or DQN agent from a YAML config (see exper
                 "experiments.train:train_main")
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics, or retrain a shipped model "
                 "(models/NAME.pt) and check its card's intervals", "experiments.ship:reproduce_main")
+add_passthrough("belief", "train, measure and reproduce the learned belief over the opponent's hand "
+                "(see experiments/belief_train.py)", "experiments.belief_train:main")
 add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card (experiments/ship.py)",
                 "experiments.ship:main")
 add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",

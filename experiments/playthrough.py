@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from agents.matches import agent_generators
-from agents.registry import make_agent
+from agents.registry import call_policy, make_agent
 from experiments.tournament import unique_labels
 from hollywood_env import core
 from hollywood_env.actions import DRAW_STOCK, KNOCK, action_name
@@ -148,7 +148,7 @@ def record_match(agent_a="simple", agent_b="hollywood", rules="hollywood", seed:
     # _start_hand and _end_hand.
     while not state.done[0]:
         seat = int(state.current_player[0])
-        action = int(np.asarray(policies[seat](encode(state), state.legal_action_mask)).reshape(-1)[0])
+        action = int(call_policy(policies[seat], encode(state), state.legal_action_mask, state).reshape(-1)[0])
         pile, stock = _pile_and_stock(state)  # before the step: one that ends a hand deals the next
         core.step(state, np.array([action], dtype=np.int64))  # raises on an illegal action
         decisions += 1

@@ -193,10 +193,19 @@ def opponent_hand_size(info: InfoSet) -> np.ndarray:
     return np.where((info.to_act != info.viewer) & (info.phase == PHASE_DISCARD), 11, 10)
 
 
-def sample_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, max_steps: int | None = None) -> core.State:
-    """``worlds`` uniformly random worlds per information set, as one State of ``n * worlds``
-    games (world ``j`` of set ``i`` at index ``i * worlds + j``), ready to step: legal masks
-    computed, no events, no rewards. See the module docstring for what is random."""
+def sample_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, max_steps: int | None = None,
+                  weights=None) -> core.State:
+    """``worlds`` random worlds per information set, as one State of ``n * worlds`` games (world
+    ``j`` of set ``i`` at index ``i * worlds + j``), ready to step: legal masks computed, no
+    events, no rewards. See the module docstring for what is random.
+
+    ``weights``: ``None`` for uniform worlds, or ``(n, 52)`` non-negative card weights (a belief:
+    for example the odds ``p / (1 - p)`` of each card being in the opponent's hand). The
+    opponent's unknown cards are then drawn one after another without replacement, each time a
+    card with probability proportional to its weight among the unseen cards left (successive
+    sampling; cards of weight 0 only when the positive ones run out); the stock is a uniformly
+    random order of the rest. Only unseen cards are ever dealt to the opponent, so every world is
+    consistent whatever the weights."""
     if not isinstance(worlds, (int, np.integer)) or worlds < 1:
         raise ValueError(f"worlds must be a positive int, got {worlds!r}")
     if not isinstance(rng, np.random.Generator):
@@ -220,9 +229,22 @@ def sample_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, max_step
     # the rest, in that order, are the stock (a uniform subset and a uniform order of the rest)
     unseen_b = masks_to_bools(unseen)
     keys = rng.random((m, NUM_CARDS))
+    rank = np.arange(NUM_CARDS)[None, :]
+    if weights is not None:
+        wts = np.asarray(weights, dtype=np.float64)
+        if wts.shape != (n, NUM_CARDS) or not np.all(wts >= 0):
+            raise ValueError(f"weights must be ({n}, {NUM_CARDS}) non-negative card weights, got shape {wts.shape}")
+        wts = np.repeat(wts, w, axis=0)
+        # successive sampling in one sort: exponential race times E / w, the smallest first
+        race = rng.standard_exponential((m, NUM_CARDS)) / np.maximum(wts, 1e-300)
+        race = np.where(wts > 0, race, 1e300 + keys)  # weight 0: after every positive weight
+        race[~unseen_b] = np.inf
+        first = np.argsort(race, axis=1, kind="stable")
+        chosen = np.zeros((m, NUM_CARDS), dtype=bool)
+        np.put_along_axis(chosen, first, rank < need[:, None], axis=1)
+        keys = np.where(chosen, keys - 1.0, keys)  # the opponent's cards first, then the stock in random order
     keys[~unseen_b] = 2.0  # unseen cards first, in random order
     order = np.argsort(keys, axis=1, kind="stable")
-    rank = np.arange(NUM_CARDS)[None, :]
     to_opp = (rank < need[:, None])
     opp_cards = np.bitwise_or.reduce(np.where(to_opp, CARD_BITS[order], np.uint64(0)), axis=1)
 

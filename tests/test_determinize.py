@@ -53,6 +53,9 @@ def test_sampled_worlds_never_contradict_the_viewer(preset):
             assert consistent(truth, info).all()
             worlds = sample_worlds(info, 3, rng)
             assert consistent(worlds, info, 3).all()
+            # worlds drawn from a belief (card weights, some zero) are consistent too
+            weights = rng.random((len(info), 52)) * (rng.random((len(info), 52)) < 0.7)
+            assert consistent(sample_worlds(info, 3, rng, weights=weights), info, 3).all()
             # the opponent's hand always holds its known cards and has the public size
             rows = np.arange(worlds.batch_size)
             me = np.repeat(info.viewer, 3)

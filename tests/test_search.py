@@ -11,10 +11,12 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from agents.belief import default_belief_path
 from agents.bots import SimpleBot
 from agents.matches import play_pairing
 from agents.registry import AgentSpecError, make_agent
@@ -107,7 +109,7 @@ def test_the_search_never_uses_hidden_information():
         other.deck[i, pos:] = pool[len(hidden):]
     other.legal_action_mask[:] = core.legal_action_mask(other)
     assert not np.array_equal(other.hands, state.hands[live])  # the hidden cards did change
-    for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "none"}):
+    for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "uniform"}):
         a = SearchAgent("hollywood", seed=11, **knobs)(encode(state, games=live), state.legal_action_mask[live])
         b = SearchAgent("hollywood", seed=11, **knobs)(encode(other), other.legal_action_mask)
         np.testing.assert_array_equal(a, b)
@@ -154,12 +156,16 @@ def test_a_time_budget_buys_worlds_at_the_measured_cost():
 def test_specs_and_knobs():
     assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
         "worlds": 64, "rollout": "hollywood", "prior": 0.5}
-    agent = make_agent("search:worlds=8,belief=none", "gin-rummy")
-    assert agent.config == SearchConfig(worlds=8, belief="none")
-    assert make_agent("search", "hollywood").config == SearchConfig()
+    agent = make_agent("search:worlds=8,belief=uniform", "gin-rummy")
+    assert agent.config == SearchConfig(worlds=8, belief="uniform")
+    # the default belief is the learned one when its model file is there, else the heuristic one
+    default = make_agent("search", "hollywood").config
+    assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
+    assert replace(default, belief="auto") == SearchConfig()
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
                       ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"), ("search:base=ppo", "base must be one of"),
-                      ("search:worlds", "must be KEY=VALUE"), ("search:seconds=-1", "seconds must be >= 0")]:
+                      ("search:worlds", "must be KEY=VALUE"), ("search:seconds=-1", "seconds must be >= 0"),
+                      ("search:belief=melds", "belief must be one of")]:
         with pytest.raises(AgentSpecError, match=says):
             make_agent(bad, "hollywood")
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.registry import call_policy
 from hollywood_env import core
 from hollywood_env.actions import (
     BIG_GIN, DISCARD, DRAW_STOCK, KIND_NAMES, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
@@ -90,7 +91,7 @@ def _one_action(policy, state, seat: int, seed: int) -> int:
     if callable(getattr(policy, "seed", None)):
         policy.seed(seed)
     obs = encode_one(state, 0, seat)[None]
-    a = int(np.asarray(policy(obs, state.legal_action_mask[:1])).reshape(-1)[0])
+    a = int(call_policy(policy, obs, state.legal_action_mask[:1], state, games=[0], viewer=seat).reshape(-1)[0])
     if not (0 <= a < NUM_ACTIONS and state.legal_action_mask[0, a]):
         raise RuntimeError(f"the agent chose an illegal action {a}")
     return a
