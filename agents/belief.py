@@ -254,12 +254,14 @@ def load_belief(path) -> tuple[BeliefNet, dict]:
 
 
 def heuristic_worlds(info: InfoSet, w: int, rng: np.random.Generator, oversample: int = 4,
-                     improve: float = 1.0) -> core.State:
+                     improve: float = 1.0, weights=None) -> core.State:
     """``w`` worlds per information set under the heuristic belief: the most believable
     (:func:`believability`) of ``w * oversample`` uniform worlds whose opponent hands were built
-    up (:func:`build_up_opponent_hands`, ``improve`` draw-and-throw turns per opponent turn)."""
+    up (:func:`build_up_opponent_hands`, ``improve`` draw-and-throw turns per opponent turn).
+    ``weights``: the pool is drawn from these card weights instead of uniformly (a learned
+    belief's worlds refined by the heuristic)."""
     k = w * oversample
-    pool = sample_worlds(info, k, rng)
+    pool = sample_worlds(info, k, rng, weights=weights)
     build_up_opponent_hands(pool, info, k, rng, improve)
     if oversample == 1:
         return pool

@@ -14,12 +14,13 @@ knob               meaning (default)
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
 ``rollout``        the bot that plays both seats after the move: ``simple`` (fast,
-                   deterministic, read straight from the state), ``hollywood``, ``neller`` or
-                   ``random``
+                   deterministic, read straight from the state), ``hollywood``, ``neller``,
+                   ``marjj`` or ``random``
 ``base``           the bot that makes the decisions not searched and whose move gets the prior
                    (default: the rollout bot)
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
-                   base bot's) or ``all`` (draws, knocks and discards)
+                   base bot's), ``knocks`` (knocks and discards; draws are the base bot's) or
+                   ``all`` (draws, knocks and discards)
 ``belief``         where the opponent's unknown cards come from (:mod:`agents.belief`):
                    ``learned`` (drawn from the learned per-card probabilities, which read the
                    observation and the public history of the hand), ``heuristic`` (hands built
@@ -33,7 +34,9 @@ knob               meaning (default)
 ``prior``          points added to the base bot's own move, so that another move replaces it
                    only when it is better by more than that (1.0)
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
-                   the hand's end); ``sheet``: the change of the scoresheet total difference
+                   the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
+                   the hand win rate, for single hands; ``prior`` is then in those units);
+                   ``sheet``: the change of the scoresheet total difference
 ``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
                    the budget buys at the measured cost, between 4 and ``worlds``; moves then
                    depend on the machine's speed (use ``worlds`` alone for reproducible play)
@@ -95,14 +98,15 @@ from hollywood_env.observation import encode
 from hollywood_env.rules import Rules, resolve_rules
 
 from . import bots as B
+from .marjj import MarjjBot
 from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec"]
 
-_ROLLOUTS = ("simple", "hollywood", "neller", "random")
+_ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random")
 _BELIEFS = ("auto",) + BELIEFS
-_VALUES = ("points", "sheet")
-_MOVES = ("discards", "all")
+_VALUES = ("points", "win", "sheet")
+_MOVES = ("discards", "knocks", "all")
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,9 @@ class SearchConfig:
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
     improve: float = 1.0
     value: str = "points"
+    #: under ``belief=learned``: 1 refines the learned worlds as the heuristic belief does (the
+    #: most believable of ``oversample`` times as many, their opponent hands built up by ``improve``)
+    refine: int = 0
     #: rollouts stop after this many decisions even if the hand goes on (a safety net; a hand
     #: of Gin Rummy has at most about 64 decisions)
     max_rollout_steps: int = 200
@@ -147,6 +154,8 @@ class SearchConfig:
             raise ValueError(f"improve must be >= 0, got {self.improve!r}")
         if self.value not in _VALUES:
             raise ValueError(f"value must be one of {list(_VALUES)}, got {self.value!r}")
+        if self.refine not in (0, 1):
+            raise ValueError(f"refine must be 0 or 1, got {self.refine!r}")
         if not self.max_rollout_steps >= 1:
             raise ValueError(f"max_rollout_steps must be positive, got {self.max_rollout_steps!r}")
 
@@ -257,7 +266,7 @@ class SearchAgent:
             if history.shape != (obs.shape[0], HISTORY_SIZE):
                 raise ValueError(f"history must have shape ({obs.shape[0]}, {HISTORY_SIZE}), got {history.shape}")
         base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base bot's moves
-        cands_row, cands_act = _candidates(obs, masks, base, cfg.moves == "all")
+        cands_row, cands_act = candidates(obs, masks, base, cfg.moves)
         rows = np.unique(cands_row)
         w = self._budget_worlds(rows.size, cands_row.size)
         if rows.size == 0:
@@ -295,6 +304,8 @@ class SearchAgent:
         if cfg.belief == "heuristic":
             return heuristic_worlds(info, w, self.rng, cfg.oversample, cfg.improve)
         p = self.belief.probabilities(info, obs, history)
+        if cfg.refine:
+            return heuristic_worlds(info, w, self.rng, cfg.oversample, cfg.improve, weights=odds(p))
         return sample_worlds(info, w, self.rng, weights=odds(p))
 
     def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray) -> np.ndarray:
@@ -338,26 +349,30 @@ class SearchAgent:
         kind = state.hand_kind[e]
         pts = state.hand_points[e].astype(np.float64)
         sign = np.where(state.hand_winner[e] == viewer, 1.0, -1.0)
+        if self.config.value == "win":
+            return np.where(kind == KIND_WALL, 0.0, sign)
         return np.where(kind == KIND_WALL, 0.0, sign * pts)
 
 
 # --- candidates ---------------------------------------------------------------------------------
 
 
-def _candidates(obs, masks, base, everything: bool) -> tuple[np.ndarray, np.ndarray]:
+def candidates(obs, masks, base, moves: str) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, actions)`` of the candidate moves of every row with more than one (sorted by row).
-    ``everything``: draws and knocks too; else only the plain discards of rows where the base
-    policy (``base``: its moves) discards without knocking."""
+    ``moves``: ``all`` (draws, knocks and discards), ``knocks`` (knocks and discards; the draws
+    are the base policy's) or ``discards`` (only the plain discards of rows where the base policy,
+    whose moves are ``base``, discards without knocking)."""
+    draws, knocks = moves == "all", moves in ("all", "knocks")
     n = obs.shape[0]
     rows_out, acts_out = [], []
     phase_draw = masks[:, TAKE_DISCARD] & (masks[:, DRAW_STOCK] | masks[:, PASS])
     d = np.flatnonzero(phase_draw)
-    if d.size and everything:
+    if d.size and draws:
         other = np.where(masks[d, PASS], PASS, DRAW_STOCK)
         rows_out += [d, d]
         acts_out += [np.full(d.size, TAKE_DISCARD), other]
     disc = np.flatnonzero(masks[:, :KNOCK].any(axis=1) | masks[:, BIG_GIN])
-    if not everything:  # only rows where the base policy makes a plain discard
+    if not knocks:  # only rows where the base policy makes a plain discard
         disc = disc[(base[disc] >= DISCARD) & (base[disc] < KNOCK)]
     if disc.size:
         hand = bools_to_masks(obs[disc, :NUM_CARDS] > 0)
@@ -384,7 +399,7 @@ def _candidates(obs, masks, base, everything: bool) -> tuple[np.ndarray, np.ndar
         r, c = np.nonzero(masks_to_bools(dead))
         rows_out.append(disc[r])
         acts_out.append(DISCARD + c)
-        k = np.flatnonzero(has_knock & ~decided & everything)
+        k = np.flatnonzero(has_knock & ~decided & knocks)
         rows_out.append(disc[k])
         acts_out.append(KNOCK + best[k])
     if not rows_out:
@@ -403,8 +418,8 @@ def _candidates(obs, masks, base, everything: bool) -> tuple[np.ndarray, np.ndar
 
 
 def _make_bot(name: str, rules: Rules, rng):
-    return {"simple": B.SimpleBot, "hollywood": B.HollywoodBot, "neller": B.NellerBot, "random": B.RandomBot}[name](
-        rules=rules, seed=rng)
+    return {"simple": B.SimpleBot, "hollywood": B.HollywoodBot, "neller": B.NellerBot, "marjj": MarjjBot,
+            "random": B.RandomBot}[name](rules=rules, seed=rng)
 
 
 def _policy_actions(policy, state: core.State, name: str) -> np.ndarray:

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from agents.bots import SimpleBot  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
+from agents.search import SearchAgent, candidates, parse_search_spec  # noqa: E402
 from experiments.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import KIND_WALL  # noqa: E402
@@ -68,9 +68,7 @@ class TruthSearch(SearchAgent):
 
     def candidate_values(self, obs, masks, history=None):
         base = np.asarray(self._base(obs, masks))
-        from agents.search import _candidates
-        rows, _ = _candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base,
-                              self.config.moves == "all")
+        rows, _ = candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base, self.config.moves)
         self._searched = np.unique(rows)
         return super().candidate_values(obs, masks, history)
 
@@ -142,7 +140,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--rules", default="gin-rummy-simple", help="rules preset of the hands (default gin-rummy-simple)")
     p.add_argument("--beliefs", default="truth,learned,heuristic,uniform", help="rows to play (comma-separated)")
-    p.add_argument("--moves", default="all,discards", help="what is searched (comma-separated: all, discards)")
+    p.add_argument("--knobs", default="", help="more search knobs for every row, e.g. refine=1,improve=0.5")
+    p.add_argument("--moves", default="all,knocks,discards",
+                   help="what is searched (comma-separated: all, knocks, discards)")
     p.add_argument("--belief-only", action="store_true", help="only the share of the opponent's cards the worlds find")
     args = p.parse_args(argv)
     if args.belief_only:
@@ -158,7 +158,7 @@ def main(argv=None) -> int:
     for belief in args.beliefs.split(","):
         for moves in args.moves.split(","):
             knobs = dict(worlds=args.worlds, moves=moves, prior=0.0,
-                         belief="uniform" if belief == "truth" else belief)
+                         belief="uniform" if belief == "truth" else belief, **parse_search_spec(args.knobs))
             agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)
             t0 = time.perf_counter()
             result, points = play(agent, args.pairs, args.seed, args.rules)

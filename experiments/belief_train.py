@@ -51,6 +51,8 @@ PAIRINGS = (
     ("neller", "neller", "hollywood", 1536, 0.12),
     ("simple", "hollywood", "hollywood", 2048, 0.12),
     ("neller", "random", "hollywood", 256, 0.12),
+    ("marjj", "simple", "hollywood", 1024, 0.12),
+    ("marjj", "hollywood", "hollywood", 1024, 0.12),
     ("ppo-hollywood", "simple", "hollywood", 768, 0.2),
     ("ppo-hollywood", "hollywood", "hollywood", 768, 0.2),
     ("dqn-hollywood", "simple", "hollywood", 512, 0.2),
@@ -58,6 +60,7 @@ PAIRINGS = (
     ("search:worlds=16,belief=heuristic", "hollywood", "hollywood", 144, 0.5),
     ("simple", "simple", "gin-rummy-simple", 6144, 0.25),
     ("hollywood", "simple", "gin-rummy-simple", 4096, 0.25),
+    ("marjj", "simple", "gin-rummy-simple", 2048, 0.25),
     ("ppo-gin-rummy-simple", "simple", "gin-rummy-simple", 4096, 0.25),
     ("search:worlds=16,belief=heuristic", "simple", "gin-rummy-simple", 512, 0.5),
 )
@@ -341,9 +344,9 @@ def main(argv=None) -> int:
     t.add_argument("--out", default=None, help="model file (default: the shipped models/belief_hollywood.pt)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--scale", type=float, default=1.0, help="games per pairing, times this (default 1.0)")
-    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--epochs", type=int, default=6)
     t.add_argument("--hidden", type=int, default=64)
-    t.add_argument("--layers", type=int, default=2)
+    t.add_argument("--layers", type=int, default=3)
     t.add_argument("--report", default="results/belief", help="folder for the metrics (json and markdown)")
     e = sub.add_parser("evaluate", help="measure a belief model on fresh games",
                        description="Measure a belief model on fresh games against the heuristic and uniform beliefs.")
