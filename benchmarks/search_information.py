@@ -140,7 +140,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--rules", default="gin-rummy-simple", help="rules preset of the hands (default gin-rummy-simple)")
     p.add_argument("--beliefs", default="truth,learned,heuristic,uniform", help="rows to play (comma-separated)")
-    p.add_argument("--knobs", default="", help="more search knobs for every row, e.g. refine=1,improve=0.5")
+    p.add_argument("--knobs", default="", help="more search knobs for every row (default base=simple, prior=0), "
+                   "e.g. refine=0,base=marjj")
     p.add_argument("--moves", default="all,knocks,discards",
                    help="what is searched (comma-separated: all, knocks, discards)")
     p.add_argument("--belief-only", action="store_true", help="only the share of the opponent's cards the worlds find")
@@ -157,8 +158,9 @@ def main(argv=None) -> int:
     print("|---|---|---:|---|---:|---:|")
     for belief in args.beliefs.split(","):
         for moves in args.moves.split(","):
-            knobs = dict(worlds=args.worlds, moves=moves, prior=0.0,
-                         belief="uniform" if belief == "truth" else belief, **parse_search_spec(args.knobs))
+            knobs = dict(worlds=args.worlds, moves=moves, prior=0.0, base="simple",
+                         belief="uniform" if belief == "truth" else belief)
+            knobs.update(parse_search_spec(args.knobs))
             agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)
             t0 = time.perf_counter()
             result, points = play(agent, args.pairs, args.seed, args.rules)
