@@ -55,6 +55,7 @@ from hollywood_env.rules import Rules
 
 from . import bots as B
 from .checkpoint import CheckpointError, atomic_write, read_weights_only
+from .paths import MODELS_DIR
 
 __all__ = [
     "BELIEFS", "BeliefNet", "LearnedBelief", "belief_inputs", "apply_hard_facts", "uniform_probabilities",
@@ -74,8 +75,6 @@ _EPS = 1e-4
 
 def default_belief_path() -> Path:
     """``models/belief_hollywood.pt`` of the shipped models folder."""
-    from .registry import MODELS_DIR
-
     return Path(MODELS_DIR) / "belief_hollywood.pt"
 
 

@@ -49,7 +49,6 @@ import importlib.util
 import inspect
 import os
 import sys
-from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import numpy as np
@@ -336,8 +335,7 @@ register_prefix("search", _search_factory, "the search agent with knobs, e.g. se
                 arg="KEY=VALUE,...")
 # --- shipped models ----------------------------------------------------------------------------
 
-#: the folder of the shipped models (``models/`` of the source tree); HOLLYWOOD_MODELS overrides it
-MODELS_DIR = Path(os.environ.get("HOLLYWOOD_MODELS") or Path(__file__).resolve().parent.parent / "models")
+from .paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
 #: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
 SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "dqn-hollywood": "dqn_hollywood",
                   "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}

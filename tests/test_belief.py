@@ -38,6 +38,23 @@ def _positions(n=40, steps=30, seed=0, preset="hollywood"):
     return state, live
 
 
+def _reshuffled(state, live, rng):
+    """A copy of the games ``live`` whose hidden cards (the opponent's unknown cards and the
+    stock) are shuffled among themselves: the same information for the player to act."""
+    other = core.take(state, live)
+    for i in range(other.batch_size):
+        opp = 1 - int(other.current_player[i])
+        hidden = [c for c in range(NUM_CARDS)
+                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
+        pos = int(other.stock_pos[i])
+        pool = np.array(hidden + other.deck[i, pos:].tolist())
+        rng.shuffle(pool)
+        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
+        other.deck[i, pos:] = pool[len(hidden):]
+    other.legal_action_mask[:] = core.legal_action_mask(other)
+    return other
+
+
 def _tiny_belief(seed=0):
     torch.manual_seed(seed)
     return LearnedBelief(BeliefNet(hidden=16, layers=1))
@@ -87,17 +104,7 @@ def test_the_belief_never_reads_hidden_cards():
     """Same observation and history, any hidden cards: the same probabilities and search moves."""
     rng = np.random.default_rng(4)
     state, live = _positions(n=24, seed=5)
-    other = core.take(state, live)
-    for i in range(other.batch_size):
-        opp = 1 - int(other.current_player[i])
-        hidden = [c for c in range(NUM_CARDS)
-                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
-        pos = int(other.stock_pos[i])
-        pool = np.array(hidden + other.deck[i, pos:].tolist())
-        rng.shuffle(pool)
-        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
-        other.deck[i, pos:] = pool[len(hidden):]
-    other.legal_action_mask[:] = core.legal_action_mask(other)
+    other = _reshuffled(state, live, rng)
     assert not np.array_equal(other.hands, state.hands[live])
     a_obs, a_hist = encode(state, games=live), encode_history(state, games=live)
     b_obs, b_hist = encode(other), encode_history(other)
@@ -112,18 +119,7 @@ def test_the_search_with_a_learned_belief_never_uses_hidden_information(tmp_path
     path = tmp_path / "belief.pt"
     save_belief(path, _tiny_belief(2).net, {"note": "test"})
     state, live = _positions(n=24, seed=6)
-    other = core.take(state, live)
-    rng = np.random.default_rng(0)
-    for i in range(other.batch_size):
-        opp = 1 - int(other.current_player[i])
-        pos = int(other.stock_pos[i])
-        hidden = [c for c in range(NUM_CARDS)
-                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
-        pool = np.array(hidden + other.deck[i, pos:].tolist())
-        rng.shuffle(pool)
-        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
-        other.deck[i, pos:] = pool[len(hidden):]
-    other.legal_action_mask[:] = core.legal_action_mask(other)
+    other = _reshuffled(state, live, np.random.default_rng(0))
     knobs = dict(worlds=4, moves="all", belief="learned", belief_file=str(path))
     a = SearchAgent("hollywood", seed=3, **knobs)(encode(state, games=live), state.legal_action_mask[live],
                                                   history=encode_history(state, games=live))
