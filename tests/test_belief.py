@@ -23,7 +23,7 @@ from agents.bots import SimpleBot
 from agents.checkpoint import CheckpointError
 from agents.search import SearchAgent
 from hollywood_env import core
-from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
+from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, opponent_hand_size, sample_worlds, unseen_cards
 from hollywood_env.history import GIVEN, HISTORY_SIZE, encode_history
 from hollywood_env.observation import encode
@@ -36,23 +36,6 @@ def _positions(n=40, steps=30, seed=0, preset="hollywood"):
         core.step(state, bot(encode(state), state.legal_action_mask))
     live = np.flatnonzero(~state.done)
     return state, live
-
-
-def _reshuffled(state, live, rng):
-    """A copy of the games ``live`` whose hidden cards (the opponent's unknown cards and the
-    stock) are shuffled among themselves: the same information for the player to act."""
-    other = core.take(state, live)
-    for i in range(other.batch_size):
-        opp = 1 - int(other.current_player[i])
-        hidden = [c for c in range(NUM_CARDS)
-                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
-        pos = int(other.stock_pos[i])
-        pool = np.array(hidden + other.deck[i, pos:].tolist())
-        rng.shuffle(pool)
-        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
-        other.deck[i, pos:] = pool[len(hidden):]
-    other.legal_action_mask[:] = core.legal_action_mask(other)
-    return other
 
 
 def _tiny_belief(seed=0):
@@ -100,11 +83,11 @@ def test_weighted_worlds_follow_the_weights():
         assert not (hands[i][:, (weights[i] == 0) & unseen[i]]).any()
 
 
-def test_the_belief_never_reads_hidden_cards():
+def test_the_belief_never_reads_hidden_cards(reshuffle_hidden):
     """Same observation and history, any hidden cards: the same probabilities and search moves."""
     rng = np.random.default_rng(4)
     state, live = _positions(n=24, seed=5)
-    other = _reshuffled(state, live, rng)
+    other = reshuffle_hidden(state, live, rng)
     assert not np.array_equal(other.hands, state.hands[live])
     a_obs, a_hist = encode(state, games=live), encode_history(state, games=live)
     b_obs, b_hist = encode(other), encode_history(other)
@@ -115,11 +98,11 @@ def test_the_belief_never_reads_hidden_cards():
     np.testing.assert_array_equal(pa, pb)
 
 
-def test_the_search_with_a_learned_belief_never_uses_hidden_information(tmp_path):
+def test_the_search_with_a_learned_belief_never_uses_hidden_information(tmp_path, reshuffle_hidden):
     path = tmp_path / "belief.pt"
     save_belief(path, _tiny_belief(2).net, {"note": "test"})
     state, live = _positions(n=24, seed=6)
-    other = _reshuffled(state, live, np.random.default_rng(0))
+    other = reshuffle_hidden(state, live, np.random.default_rng(0))
     knobs = dict(worlds=4, moves="all", belief="learned", belief_file=str(path))
     a = SearchAgent("hollywood", seed=3, **knobs)(encode(state, games=live), state.legal_action_mask[live],
                                                   history=encode_history(state, games=live))

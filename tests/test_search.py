@@ -23,7 +23,6 @@ from agents.registry import AgentSpecError, make_agent
 from agents.search import SearchAgent, SearchConfig, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL
-from hollywood_env.cards import CARD_BITS, NUM_CARDS
 from hollywood_env.observation import encode
 
 
@@ -91,23 +90,13 @@ def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
                 assert mean[c][list(ev.actions[c]).index(chosen[r])] == mean[c].max()
 
 
-def test_the_search_never_uses_hidden_information():
+def test_the_search_never_uses_hidden_information(reshuffle_hidden):
     """Same seed, same observations: the same moves, whatever the opponent holds beyond its
     known cards and whatever the stock order (both reshuffled among the unseen cards)."""
     rng = np.random.default_rng(0)
     state = _positions(n=32, seed=8)
     live = np.flatnonzero(~state.done)
-    other = core.take(state, live)
-    for i in range(other.batch_size):
-        opp = 1 - int(other.current_player[i])
-        hidden = [c for c in range(NUM_CARDS)
-                  if (int(other.hands[i, opp]) >> c) & 1 and not (int(other.known[i, opp]) >> c) & 1]
-        pos = int(other.stock_pos[i])
-        pool = np.array(hidden + other.deck[i, pos:].tolist())
-        rng.shuffle(pool)
-        other.hands[i, opp] = int(other.known[i, opp]) | int(np.bitwise_or.reduce(CARD_BITS[pool[:len(hidden)]]))
-        other.deck[i, pos:] = pool[len(hidden):]
-    other.legal_action_mask[:] = core.legal_action_mask(other)
+    other = reshuffle_hidden(state, live, rng)
     assert not np.array_equal(other.hands, state.hands[live])  # the hidden cards did change
     for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "uniform"}):
         a = SearchAgent("hollywood", seed=11, **knobs)(encode(state, games=live), state.legal_action_mask[live])
