@@ -327,7 +327,10 @@ def _search_factory(arg: str = "", rules=None, seed=None):
         knobs = parse_search_spec(arg)
     except ValueError as e:
         raise AgentSpecError(f"search:{arg}: {e}") from None
-    return SearchAgent(rules=rules, seed=seed, **knobs)
+    try:
+        return SearchAgent(rules=rules, seed=seed, **knobs)
+    except ValueError as e:  # a belief model file that is missing or not valid
+        raise AgentSpecError(f"search:{arg}: {e}") from None
 
 
 register("search", _search_factory, "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")

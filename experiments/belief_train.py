@@ -364,8 +364,8 @@ def main(argv=None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    for name in ("scale",):
-        if not getattr(args, name) > 0:
+    for name in ("scale", "epochs", "hidden", "layers"):
+        if hasattr(args, name) and not getattr(args, name) > 0:
             print(f"hollywood belief: error: --{name} must be positive, got {getattr(args, name)}", file=sys.stderr)
             return 2
     try:

@@ -187,4 +187,9 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "belief model not found" in capsys.readouterr().err
     assert main(["train", "--scale", "0"]) == 2
     assert "--scale must be positive" in capsys.readouterr().err
+    assert main(["train", "--epochs", "0"]) == 2
+    assert "--epochs must be positive" in capsys.readouterr().err
     assert main([]) == 2
+    from agents.registry import AgentSpecError, make_agent
+    with pytest.raises(AgentSpecError, match="belief model not found"):
+        make_agent(f"search:belief=learned,belief_file={tmp_path / 'missing.pt'}", "hollywood")
