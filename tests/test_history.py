@@ -39,11 +39,11 @@ def _reference_event(state, g, action):
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_the_log_equals_a_reference_read_from_each_decision(preset):
     rng = np.random.default_rng(7)
-    n = 24
-    state = core.init(n, preset, seed=11, max_steps=400)
+    n = 12
+    state = core.init(n, preset, seed=11, max_steps=250)
     logs = [[] for _ in range(n)]
     checked = 0
-    for _ in range(400):
+    for _ in range(250):
         live = ~state.done
         if not live.any():
             break
@@ -64,7 +64,7 @@ def test_the_log_equals_a_reference_read_from_each_decision(preset):
             assert got == want
             assert (state.log[g, size:] == -1).all()
             checked += 1
-    assert checked > 2000
+    assert checked > 1500
 
 
 def test_a_stock_draw_records_the_declined_upcard_not_the_drawn_card():
