@@ -61,6 +61,20 @@ class PPOConfig:
     # asymmetric actor-critic: the critic (a trunk of its own) also reads the opponent's hand,
     # the policy never does (agents.networks.ActorCritic); training only, nothing leaks into play
     privileged_critic: bool = False
+    # imitation on the learner's own decisions (DAgger): a cross-entropy term toward the move the
+    # bot ``expert`` would make in the same position, weighted ``expert_coef`` at the first update
+    # and decaying linearly to 0 at the fraction ``expert_until`` of the run (no labels after).
+    # The expert is a bot that plays from the observation and the mask only (simple, neller,
+    # hollywood, marjj), so it sees what the learner sees and nothing the rules hide.
+    expert: str | None = None
+    expert_coef: float = 1.0
+    expert_until: float = 0.5
+
+    def expert_weight(self, update: int, num_updates: int) -> float:
+        """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
+        if not self.expert:
+            return 0.0
+        return self.expert_coef * max(0.0, 1.0 - (update - 1) / (self.expert_until * num_updates))
 
     @property
     def critic_inputs(self) -> int:
@@ -89,6 +103,13 @@ class PPOConfig:
                            else f"{'>=' if closed else '>'} {low:g} and finite")
                 raise ValueError(f"ppo.{name} must be a number {allowed}{' (or null)' if name == 'target_kl' else ''}, "
                                  f"got {v!r}")
+        if not (np.isfinite(self.expert_coef) and self.expert_coef >= 0):
+            raise ValueError(f"ppo.expert_coef must be a finite number >= 0, got {self.expert_coef!r}")
+        if not (np.isfinite(self.expert_until) and 0 < self.expert_until <= 1):
+            raise ValueError(f"ppo.expert_until must be a fraction of the run in (0, 1], got {self.expert_until!r}")
+        if self.expert is not None and not (isinstance(self.expert, str) and self.expert.strip()):
+            raise ValueError(f"ppo.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
+                             f"got {self.expert!r}")
         if not self.hidden:
             raise ValueError("ppo.hidden needs at least one layer size, got []")
         if any(h < 1 for h in self.hidden):
@@ -111,6 +132,7 @@ class ShardBatch:
     ret: np.ndarray  # (n,) float32: advantage + value
     value: np.ndarray  # (n,) float32
     critic_obs: np.ndarray | None  # (n, 52) float32: the opponent's hand (privileged critic), else None
+    expert_action: np.ndarray | None  # (n,) int64: the expert's move in each position (when labelled), else None
     episode_returns: list[float]  # finished episodes against other opponents (not self-play)
     stats: object  # agents.trainutil.HollywoodStats
     n_learner: int  # learner decisions (trained on or not)
@@ -139,6 +161,10 @@ class PPOShard(Shard):
         self.player_buf = np.zeros((T, B), dtype=np.int64)
         k = self.cfg.ppo.critic_inputs
         self.critic_buf = np.zeros((T, B, k), dtype=np.float32) if k else None
+        # the expert's tie-break seed comes from the league's RNG, drawn only when there is one
+        self.expert = (make_expert(self.cfg.ppo.expert, self.rules, self.rollout.league.rng.integers(2**62))
+                       if self.cfg.ppo.expert else None)
+        self.expert_buf = np.zeros((T, B), dtype=np.int64) if self.expert is not None else None
 
     def make_net(self):
         return self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
@@ -152,14 +178,22 @@ class PPOShard(Shard):
         self.gen = torch.Generator().manual_seed(seed)
 
     def sampler_state(self):
-        return self.gen.get_state()
+        if self.expert is None:
+            return self.gen.get_state()
+        return {"torch": self.gen.get_state(), "expert": self.expert.rng.bit_generator.state}
 
     def set_sampler_state(self, state) -> None:
-        self.gen.set_state(state)
+        if isinstance(state, dict):
+            self.gen.set_state(state["torch"])
+            self.expert.rng.bit_generator.state = state["expert"]
+        else:
+            self.gen.set_state(state)
 
-    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False) -> ShardBatch:
+    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False,
+                label: bool = False) -> ShardBatch:
         """Load ``weights`` (None: the network is the learner's own), add the snapshots promoted
-        since the last update, step every game ``num_steps`` times and run GAE."""
+        since the last update, step every game ``num_steps`` times and run GAE. ``label``: also
+        record the expert's move in each of the learner's positions (``ppo.expert``)."""
         t0 = time.perf_counter()
         self._begin(weights, additions)
         pc, T, B, net, dev = self.cfg.ppo, self.T, self.B, self.net, self.device
@@ -167,6 +201,8 @@ class PPOShard(Shard):
         val_buf, rew_buf, done_buf = self.val_buf, self.rew_buf, self.done_buf
         learner_buf, player_buf = self.learner_buf, self.player_buf
         critic_buf, rollout = self.critic_buf, self.rollout
+        expert_buf = self.expert_buf if label and self.expert is not None else None
+        obs_size = self.obs_dim - NUM_FEATURES
         last_t = np.full((B, 2), -1, dtype=np.int64)  # each player's open transition per game
         n_learner = 0
         for t in range(T):
@@ -185,6 +221,8 @@ class PPOShard(Shard):
                     logp_buf[t, rows] = dist.log_prob(a.to(dev)).cpu().numpy()
                     val_buf[t, rows] = value.cpu().numpy()
                 act_buf[t, rows] = a.numpy()
+                if expert_buf is not None:  # the expert reads the observation part of x only
+                    expert_buf[t, rows] = self.expert(x[:, :obs_size], m)
                 return a.numpy()
 
             rew_buf[t] = 0.0
@@ -236,9 +274,28 @@ class PPOShard(Shard):
             action=act_buf.reshape(-1)[sel], logp=logp_buf.reshape(-1)[sel], advantage=advantage,
             ret=advantage + value, value=value,
             critic_obs=None if critic_buf is None else critic_buf.reshape(-1, critic_buf.shape[-1])[sel],
+            expert_action=None if expert_buf is None else expert_buf.reshape(-1)[sel],
             episode_returns=returns_done, stats=stats, n_learner=int(n_learner),
             live=list(self.league.policies), seconds=time.perf_counter() - t0,
             state=self.get_state() if want_state else None)
+
+
+def make_expert(name: str | None, rules, seed):
+    """The bot ``ppo.expert`` names (None: no expert); a ValueError when the name is not a bot that
+    plays from the observation and the mask."""
+    if not name:
+        return None
+    from agents.bots import Bot
+    from agents.registry import AgentSpecError, make_agent
+
+    allowed = "simple, neller, hollywood, marjj"
+    try:
+        expert = make_agent(name, rules, seed=seed)
+    except AgentSpecError as e:
+        raise ValueError(f"ppo.expert: {e}; the expert must be a bot ({allowed})") from None
+    if not isinstance(expert, Bot) or name.strip() == "random":
+        raise ValueError(f"ppo.expert must be a bot that plays from the observation ({allowed}), got {name!r}")
+    return expert
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -277,6 +334,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     league = League(cfg.league, rules, rng, make_bots=False)
     num_updates = max(1, cfg.total_steps // (pc.num_games * pc.num_steps))
     start_update, global_step = 1, 0
+    make_expert(pc.expert, rules, 0)  # a bad expert name fails here, before any worker starts
 
     def snapshot(name: str) -> "PPOPolicy":
         frozen = pc.make_network(obs_dim, NUM_ACTIONS)
@@ -341,7 +399,9 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                     optimizer.param_groups[0]["lr"] = pc.lr * (1.0 - (update - 1.0) / num_updates)
 
                 # --- rollout: the shards of the collector ---------------------------------------------
-                batches = collector.collect(net, additions)
+                expert_coef = pc.expert_weight(update, num_updates)
+                batches = (collector.collect(net, additions, label=True) if expert_coef > 0
+                           else collector.collect(net, additions))
                 additions = []
                 b_obs = torch.from_numpy(np.concatenate([b.obs for b in batches]))
                 b_mask = torch.from_numpy(np.concatenate([b.mask for b in batches]))
@@ -352,6 +412,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 b_val = torch.from_numpy(np.concatenate([b.value for b in batches]))
                 b_crit = (torch.from_numpy(np.concatenate([b.critic_obs for b in batches])) if pc.critic_inputs
                           else None)
+                b_expert = (torch.from_numpy(np.concatenate([b.expert_action for b in batches])) if expert_coef > 0
+                            else None)
                 n_learner, stats, returns_done = gather_batches(batches)
                 n = b_obs.shape[0]
                 global_step += n_learner
@@ -360,7 +422,8 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 # --- PPO update -------------------------------------------------------------------------
                 mb_size = max(1, n // pc.num_minibatches)
                 clipfracs, approx_kl, old_approx_kl = [], torch.tensor(0.0), torch.tensor(0.0)
-                pg_loss = v_loss = entropy_loss = torch.tensor(0.0)
+                pg_loss = v_loss = entropy_loss = expert_loss = torch.tensor(0.0)
+                agreement = []
                 for epoch in range(pc.update_epochs):
                     perm = torch.randperm(n, generator=gen)
                     for start in range(0, n, mb_size):
@@ -388,6 +451,12 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                             v_loss = 0.5 * ((newv - ret) ** 2).mean()
                         entropy_loss = entropy.mean()
                         loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
+                        if b_expert is not None:  # imitation: the expert's move in the same position
+                            target = b_expert[mb].to(device)
+                            expert_loss = -dist.log_prob(target).mean()
+                            loss = loss + expert_coef * expert_loss
+                            with torch.no_grad():
+                                agreement.append((dist.logits.argmax(-1) == target).float().mean().item())
                         optimizer.zero_grad()
                         loss.backward()
                         nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)
@@ -411,6 +480,9 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                     "losses/explained_variance": explained_var,
                     "charts/league_size": len(league.snapshot_ids),
                 }
+                if b_expert is not None:
+                    metrics.update({"losses/expert_loss": expert_loss.item(), "charts/expert_coef": expert_coef,
+                                    "charts/expert_agreement": float(np.mean(agreement))})
                 if returns_done:
                     metrics["charts/episodic_return"] = float(np.mean(returns_done))
                 metrics.update(stats.scalars())

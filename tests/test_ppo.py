@@ -139,3 +139,33 @@ def test_privileged_critic_run_trains_and_ships_a_public_policy(tmp_path):
     state = core.init(16, "hollywood", seed=3)
     a = policy(encode(state), state.legal_action_mask)
     assert state.legal_action_mask[np.arange(16), a].all()
+
+
+def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path):
+    """With ``ppo.expert`` the learner's positions are labelled by the bot and the imitation term
+    pulls the policy toward it: agreement rises over a short run, then the term switches off."""
+    cfg = tiny_config(tmp_path, "--ppo.expert", "simple", "--ppo.expert_coef", "5.0", "--ppo.expert_until", "0.75",
+                      "--total_steps", str(16 * 32 * 8), "--ppo.update_epochs", "4")
+    run, _ = run_training(cfg)
+    lines = read_metrics(run)
+    agreement = [x.get("charts/expert_agreement") for x in lines]
+    assert all(a is not None for a in agreement[:6]) and agreement[6] is None and agreement[7] is None
+    assert [round(x["charts/expert_coef"], 6) for x in lines[:6]] == [5.0, 4.166667, 3.333333, 2.5, 1.666667,
+                                                                      0.833333]
+    assert agreement[5] > agreement[0] + 0.1
+
+
+def test_expert_weight_schedule_and_bad_experts():
+    from agents.ppo import PPOConfig, make_expert
+
+    pc = PPOConfig(expert="marjj", expert_coef=2.0, expert_until=0.5)
+    assert [pc.expert_weight(u, 10) for u in (1, 3, 5, 6, 10)] == pytest.approx([2.0, 1.2, 0.4, 0.0, 0.0])
+    assert PPOConfig().expert_weight(1, 10) == 0.0
+    with pytest.raises(ValueError, match="expert_until must be a fraction"):
+        PPOConfig(expert_until=0.0)
+    with pytest.raises(ValueError, match="expert_coef must be a finite number"):
+        PPOConfig(expert_coef=-1.0)
+    with pytest.raises(ValueError, match="must be a bot that plays from the observation"):
+        make_expert("random", "hollywood", 0)
+    with pytest.raises(ValueError, match="unknown agent 'marj'"):
+        make_expert("marj", "hollywood", 0)

@@ -51,9 +51,11 @@ def tiny_args(algo: str, root: Path, updates: int) -> list[str]:
 
 
 def tiny_config(algo: str, root: Path, updates: int) -> TrainConfig:
-    """``algo``: ppo, dqn, or ppo-privileged (PPO with the asymmetric critic)."""
+    """``algo``: ppo, dqn, ppo-privileged (PPO with the asymmetric critic) or ppo-expert (PPO that
+    imitates marjj over the first half of the run)."""
     base, _, variant = algo.partition("-")
-    extra = ["--ppo.privileged_critic", "true"] if variant == "privileged" else []
+    extra = {"privileged": ["--ppo.privileged_critic", "true"],
+             "expert": ["--ppo.expert", "marjj", "--ppo.expert_until", "0.5"]}.get(variant, [])
     return load_config(TrainConfig, ROOT / "configs" / f"{base}_tiny.yaml", tiny_args(base, root, updates) + extra)
 
 
@@ -196,7 +198,7 @@ def test_stop_signals_first_requests_second_interrupts():
 # --- exact resume ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn", pytest.param("ppo-privileged", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-expert", pytest.param("ppo-privileged", marks=pytest.mark.slow)])
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, algo):
     """Stopped by a signal after update 4 (checkpoints every 3), resumed: same weights, same
     metrics, each update once in metrics.jsonl and in TensorBoard."""
