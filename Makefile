@@ -6,14 +6,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-slow test-ray quickstart bench bench-bots bench-collect clean
+.PHONY: setup test test-slow test-ray quickstart bench bench-bots bench-collect docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# CPU build of torch from local disk first; the pyproject range (torch>=2.2) then installs nothing more.
 	$(BIN)/pip install -q torch==2.13.0 || $(BIN)/pip install -q "torch>=2.2"
-	$(BIN)/pip install -q -e ".[dev,plot,play,play-test,sb3]"
+	$(BIN)/pip install -q -e ".[dev,plot,play,play-test,sb3,docs]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -43,5 +43,9 @@ bench-bots: $(STAMP)
 bench-collect: $(STAMP)
 	$(BIN)/python benchmarks/collect_throughput.py
 
+# the documentation site (mkdocs.yml, docs/) into site/; `$(BIN)/mkdocs serve` to preview
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
+
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache site

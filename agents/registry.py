@@ -288,7 +288,12 @@ def checkpoint_loader(kind: str, target: str):
             raise AgentSpecError(f"{kind}:PATH needs a checkpoint path, e.g. {kind}:runs/<run>/checkpoints/best.pt "
                                  f"or {kind}:runs/<run>")
         if not os.path.exists(path):
-            raise AgentSpecError(f"{kind}:{path}: no such checkpoint file or run folder: {path!r}")
+            from .paths import find_model
+
+            shipped = find_model(path)  # models/NAME.pt of an installed wheel: its packaged copy
+            if not shipped.is_file():
+                raise AgentSpecError(f"{kind}:{path}: no such checkpoint file or run folder: {path!r}")
+            path = str(shipped)
         try:
             load = _load_attr(target, target)
         except (AgentSpecError, ImportError) as e:
@@ -353,7 +358,8 @@ def _shipped_factory(short: str, description: str):
         path = MODELS_DIR / f"{SHIPPED_MODELS[short]}.pt"
         if not path.is_file():
             raise AgentSpecError(f"{short}: the shipped model file {path} is missing (it comes with the source "
-                                 f"tree's models/ folder; set HOLLYWOOD_MODELS to the folder that holds it)")
+                                 f"tree's models/ folder, and inside the installed package; set HOLLYWOOD_MODELS "
+                                 f"to the folder that holds it)")
         try:
             return loader(str(path), rules=rules, seed=seed)
         except AgentSpecError as e:

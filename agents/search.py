@@ -60,13 +60,13 @@ the hand a real player has built after a few turns, and a planner that believes 
 makes slow plans. Each sampled opponent hand is therefore *built up*: for each turn the opponent
 has played, it draws a random card of the world's stock and throws back the highest card outside
 its melds (never a card it took from the pile), which matches the deadwood of real opponent hands
-on average (README, "Search"). Worlds are then ranked by how few of the cards the opponent
+on average (docs/agents.md, "Search"). Worlds are then ranked by how few of the cards the opponent
 passed on (its discards, our discards it did not take) would meld with its world hand.
 
-Measured (README "Search"): with the true opponent hand in every world the same search wins about
-70% of single hands against ``simple``; with worlds drawn from a belief it wins 50-56%, and
-searching draws *loses* (about 36-41% of hands): the value of taking the upcard depends on the
-opponent's hand, which sampled worlds get wrong. Hence the default searches the plain discards
+Measured (docs/agents.md, "What we chose and why"): with the true opponent hand in every world
+the same search wins about 70% of single hands against ``simple``; with worlds drawn from a
+belief it wins 50-56%, and searching draws *loses* (about 36-41% of hands): the value of taking
+the upcard depends on the opponent's hand, which sampled worlds get wrong. Hence the default searches the plain discards
 only, and leaves the draws and knocks to the base bot, ``marjj``, whose waiting for gin is worth
 more against bots that knock early than any search of those decisions we measured.
 

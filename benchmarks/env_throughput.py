@@ -8,7 +8,7 @@
 * self-play batch: :class:`hollywood_env.SelfPlayBatch`, random legal actions for both seats
   (decisions/s).
 * AEC env: ``hollywood_env.env()`` (the classic wrappers' checks built in), ``wrapped_env()``
-  (``raw_env`` in PettingZoo's three wrapper objects, what ``env()`` was before issue 18) and
+  (``raw_env`` in PettingZoo's three wrapper objects, what ``env()`` used to be) and
   ``raw_env``, random legal actions from the observation's mask, the usual ``agent_iter`` /
   ``last`` / ``step`` loop, resetting after every match. Steps/s = decisions/s.
 * RLCard ``gin-rummy`` (when rlcard is installed: the ``bench`` extra): ``env.run`` with random

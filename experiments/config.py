@@ -211,14 +211,18 @@ def plain_text(doc: str | None) -> str:
 
 
 def load_config(cls, path: str | Path | None = None, overrides: list[str] | None = None):
-    """The config ``cls`` from a YAML file (missing keys keep their defaults) and overrides."""
+    """The config ``cls`` from a YAML file (missing keys keep their defaults) and overrides; ``path``
+    may name a shipped config instead (``ppo_tiny``: :func:`agents.paths.find_config`)."""
+    from agents.paths import find_config, shipped_configs
+
     data: dict = {}
     if path is not None:
-        p = Path(path)
+        p = find_config(path)  # a file, or a shipped config's name (ppo_tiny, configs/ppo_tiny.yaml)
         if p.is_dir():
             raise ConfigError(f"config file {p} is a directory; give a YAML file such as configs/ppo_quick.yaml")
         if not p.is_file():
-            raise ConfigError(f"config file not found: {p}")
+            raise ConfigError(f"config file not found: {p} (or give a shipped config by name: "
+                              f"{', '.join(shipped_configs())})")
         try:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:

@@ -26,8 +26,8 @@ correlated (hollywood vs simple: the pair interval is about 20% wider than Wilso
 resample whole duplicate pairs (cluster bootstrap), and ``match_score_by_pair`` gives the match
 win rate with the pair as the unit: quote it when the two disagree.
 
-Reward modes (RULES.md section 6, A's return per match, zero-sum): ``hand`` = (A's hand points -
-B's) / 100; ``hollywood`` = (A's scoresheet total - B's) / 100 at the end of the match (columns
+Reward modes (docs/rules.md section 6, A's return per match, zero-sum): ``hand`` = (A's hand
+points - B's) / 100; ``hollywood`` = (A's scoresheet total - B's) / 100 at the end of the match (columns
 times points plus bonuses); ``games`` = games won by A - by B; ``match`` = +1 / -1 / 0.
 Truncated matches count with what they had scored (``match``: 0 unless finished).
 """

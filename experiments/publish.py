@@ -1,6 +1,6 @@
 """Make a published result: train a config for one or more seeds (or reuse run folders), evaluate
 each trained agent against bots with duplicate deals, play a round robin with the bots, and write
-the tables and plots the README shows into one folder.
+the tables and plots docs/results.md shows into one folder.
 
     python -m experiments.publish configs/ppo_hollywood.yaml --seeds 0 --out results/ppo_hollywood
     python -m experiments.publish configs/ppo_hollywood.yaml --runs runs/ppo_hollywood__0__<time> \\

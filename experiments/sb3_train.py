@@ -1,6 +1,7 @@
 """Train sb3-contrib's MaskablePPO on Hollywood Gin through :class:`hollywood_env.sb3.HollywoodGinSB3VecEnv`.
 
-The README's Stable-Baselines3 example, as a script (needs the ``sb3`` extra)::
+The Stable-Baselines3 example of the README and docs/environments.md, as a script (needs the
+``sb3`` extra)::
 
     .venv/bin/python -m experiments.sb3_train --steps 1000000 --out runs/sb3_maskable_ppo.zip
     .venv/bin/hollywood evaluate sb3:runs/sb3_maskable_ppo.zip random --matches 1000 --seed 7

@@ -59,7 +59,7 @@ def _check_int(key: str, value: int, low: int) -> None:
 class EnvConfig:
     """The game: rules preset (plus option overrides), reward mode and episode limits."""
 
-    rules: str = "hollywood"  # a preset name of RULES.md section 5
+    rules: str = "hollywood"  # a preset name of docs/rules.md section 5
     rule_options: dict[str, Any] = field(default_factory=dict)  # e.g. {knock_limit: 8}
     reward: str = "hollywood"  # hand | hollywood | games | match
     reward_scale: float = 1.0

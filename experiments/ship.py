@@ -238,10 +238,14 @@ def reproduce_model(path) -> int:
 def reproduce_main(argv=None) -> int:
     """``hollywood reproduce``: a shipped model (``models/NAME.pt``) goes to :func:`reproduce_model`,
     anything else (a run folder) to :func:`experiments.train.reproduce_main`."""
+    from agents.paths import find_model
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    models = [a for a in argv if not a.startswith("-") and a.endswith(".pt") and Path(a).is_file()]
+    # models/NAME.pt: the file, else the shipped model of that name (an installed wheel's copy)
+    models = [find_model(a) for a in argv if not a.startswith("-") and a.endswith(".pt")]
+    models = [m for m in models if m.is_file()]
     if len(argv) == 1 and models:
-        return reproduce_model(Path(models[0]))
+        return reproduce_model(models[0])
     from experiments.train import reproduce_main as reproduce_run
 
     return reproduce_run(argv)

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 from experiments.config import ConfigError, apply_overrides, load_config
+from agents.paths import find_config
 from agents.ray_support import RayUnavailable
 from experiments.schema import TrainConfig
 
@@ -197,7 +198,7 @@ def run_sweep(config: str, seeds: list[int], grid: list[tuple[str, list[str]]], 
     root = Path(base.log.root).resolve()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out_dir = Path(out).resolve() if out else root / "sweeps" / f"{base.log.name}__{stamp}"
-    spec = {"config": str(Path(config).resolve()), "overrides": list(overrides), "points": points,
+    spec = {"config": str(find_config(config).resolve()), "overrides": list(overrides), "points": points,
             "name": base.log.name, "root": str(root), "threads": max(1, int(cpus_per_trial))}
 
     ray = require_ray()

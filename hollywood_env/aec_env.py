@@ -34,8 +34,8 @@ its cards equal game 0 of a vector env or self-play batch seeded ``s``.
 
 Infos: when a hand ends, each agent's info dict gets its view of the report of
 :func:`hollywood_env.render.hand_summary`; an agent's info is cleared when it acts. They hold only
-what the rules reveal (RULES.md section 2): after a knock, gin or big gin both hands are laid out;
-after a wall nobody lays down, so ``hands`` holds the agent's own hand only.
+what the rules reveal (docs/rules.md section 2): after a knock, gin or big gin both hands are laid
+out; after a wall nobody lays down, so ``hands`` holds the agent's own hand only.
 
 =====================  ==========================================================================
 key                    value
@@ -134,8 +134,8 @@ def env(**kwargs):
 
 def wrapped_env(**kwargs):
     """``raw_env`` in PettingZoo's classic wrappers (``TerminateIllegalWrapper(illegal_reward=-1)``,
-    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): what :func:`env` returned before
-    issue 18; it behaves as :func:`env` does, at about half the speed."""
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): what :func:`env` used to return;
+    it behaves as :func:`env` does, at about half the speed."""
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)

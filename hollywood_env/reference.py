@@ -1,4 +1,4 @@
-"""The slow, obvious executable specification of ``RULES.md``: brute-force melds and a scalar,
+"""The slow, obvious executable specification of ``docs/rules.md``: brute-force melds and a scalar,
 one-match game engine.
 
 Nothing here is clever: melds are found by listing them, arrangements by plain search over
@@ -24,7 +24,7 @@ Choices where the rule book is silent (documented once, here)
 * A hand that is won for 0 points (possible only with zero bonuses) still counts as a won hand:
   it opens a column and is credited for the box bonus.
 * ``next_dealer="alternate"``: the player who did not deal this hand deals the next won hand;
-  after a wall the same dealer deals again under every option (RULES.md 2.7).
+  after a wall the same dealer deals again under every option (docs/rules.md section 2.7).
 * Rewards (``last_rewards``) are the change of each player's grand total (columns + settled
   bonuses); they are not zero-sum (the loser's box bonuses are paid when a game ends).
 * The defender's melds in a :class:`HandResult` are laid out like the knocker's (touching runs

@@ -14,7 +14,7 @@
   :func:`table_view`, the plain facts the viewer may see, so no hidden card can reach it.
   Drawn with Pillow (a dependency of the core install) and its built-in font.
 
-What a viewer is shown never depends on a card the rules keep from it (RULES.md section 2):
+What a viewer is shown never depends on a card the rules keep from it (docs/rules.md section 2):
 the opponent's hand stays hidden while a hand is played and after a wall. Only
 ``hand_summary(..., viewer=None)`` is omniscient: the full record of both hands for analysis
 tools, never for a player.

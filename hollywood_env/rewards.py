@@ -1,4 +1,4 @@
-"""Hollywood-aware rewards (RULES.md section 6): zero-sum shaping of the core's raw rewards.
+"""Hollywood-aware rewards (docs/rules.md section 6): zero-sum shaping of the core's raw rewards.
 
 The core (:mod:`hollywood_env.core`) reports, after every step, the *raw* change of each player's
 scoresheet total (``state.rewards``, not zero-sum) and the events of the step (hand ended, its
@@ -40,7 +40,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-#: the reward modes of RULES.md section 6
+#: the reward modes of docs/rules.md section 6
 MODES = ("hand", "hollywood", "games", "match")
 
 

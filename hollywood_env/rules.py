@@ -1,4 +1,4 @@
-"""Rule options and named presets (``../shared/RULES.md`` sections 2-5).
+"""Rule options and named presets (``docs/rules.md`` sections 2-5).
 
 Every disagreement between the source documents is an option of :class:`Rules`; each source is
 a preset (:meth:`Rules.preset`). The defaults are the ``hollywood`` preset.
@@ -22,7 +22,7 @@ _CHOICES = {
 class Rules:
     """All rule options. Frozen: derive variants with :meth:`replace`.
 
-    Hand (RULES.md 2-3)
+    Hand (docs/rules.md sections 2-3)
         knock_limit: the most deadwood a player may knock with (after the discard).
         forbid_discard_of_taken_card: the card just taken from the discard pile may not be
             discarded (or knocked with) in the same turn.
@@ -40,7 +40,7 @@ class Rules:
             runs are laid out whole (maximal). ``fewest_layoffs``: the one that leaves the
             defender the highest final deadwood (ties as ``fewest_set_cards``).
 
-    Hollywood scoresheet (RULES.md 4)
+    Hollywood scoresheet (docs/rules.md section 4)
         columns: number of games scored at once (1 = plain Gin Rummy).
         target: points that end a game.
         game_bonus, box_bonus: bonuses settled when a game ends.
@@ -102,7 +102,7 @@ class Rules:
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def preset(cls, name: str) -> "Rules":
-        """The rules of a named preset (RULES.md section 5)."""
+        """The rules of a named preset (docs/rules.md section 5)."""
         if name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; valid presets: {', '.join(PRESETS)}")
         return cls(**PRESETS[name])
@@ -133,7 +133,7 @@ class Rules:
         return None
 
 
-#: preset name -> differences from the defaults (RULES.md section 5)
+#: preset name -> differences from the defaults (docs/rules.md section 5)
 PRESETS: dict[str, dict[str, Any]] = {
     "hollywood": {},
     "hollywood-nordic": dict(gin_bonus=20, undercut_bonus=10, box_bonus=20, game_bonus=100,

@@ -1,4 +1,4 @@
-"""The Hollywood scoresheet of one match (``RULES.md`` section 4), written to be read.
+"""The Hollywood scoresheet of one match (``docs/rules.md`` section 4), written to be read.
 
 This is the slow, obvious reference: plain Python lists inside, numpy arrays only at the
 boundary. The batched engine keeps the same numbers in arrays and is tested against this.

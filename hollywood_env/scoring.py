@@ -1,4 +1,4 @@
-"""Hand settlement and the Hollywood scoresheet (RULES.md sections 2.5-4), batched.
+"""Hand settlement and the Hollywood scoresheet (docs/rules.md sections 2.5-4), batched.
 
 * :func:`settle_hands` settles many knocks at once (knocker's arrangement, defender's lay-offs,
   knock / gin / undercut / big gin, points); :func:`settle_hand` is its one-hand form.
@@ -132,7 +132,7 @@ def settle_hand(knocker_hand, defender_hand, rules: Rules | str | None = None, k
 
 
 class BatchScoresheet:
-    """The Hollywood scoresheets of B matches (RULES.md section 4) as arrays.
+    """The Hollywood scoresheets of B matches (docs/rules.md section 4) as arrays.
 
     ``columns``, ``hands_scored``: (B, 2, C) int64; ``opened``: (B, 2, C) bool;
     ``game_winner``: (B, C) int8, -1 while a game is in progress. ``version`` (B,) counts each

@@ -74,7 +74,7 @@ vector env directly (same-step auto-reset, ``action_masks()`` for ``MaskablePPO`
 Version history (``HollywoodGin-v0``; the package is unreleased, so the id is kept):
 
 * 0.1.0: first release: whole-match episodes against the random opponent, ``"ansi"`` rendering.
-* issue 18: episodes are one hand by default (see "episodes" above: whole-match episodes of a
+* unreleased: episodes are one hand by default (see "episodes" above: whole-match episodes of a
   random learner never ended before the cap); ``render_mode="rgb_array"``;
   :meth:`HollywoodGinVectorEnv.autoreset_now` (SB3's same-step reset). Observations, actions,
   rewards and dynamics unchanged; ``per_hand_episodes=False`` gives the old episodes.

@@ -3,7 +3,7 @@ traceback, and nothing written (no run folder, no output folder, nothing in a ru
 
 Each row is a bad invocation and the pieces of text its message must contain (the offending key
 or option, the value, what is allowed). Most rows call :func:`experiments.cli.main` in-process
-(an uncaught exception fails the test); the mistakes listed in issue 12 also run as real
+(an uncaught exception fails the test); the rows marked so (their last field) also run as real
 subprocesses of ``python -m experiments.cli`` whose stderr must hold no ``Traceback``. Every row
 works in a fresh folder (the cwd; its configs send runs to ``runs/`` inside it) whose whole tree
 must be unchanged afterwards.

@@ -1,4 +1,4 @@
-"""Issue 18, fitting the ecosystem: default episodes that end, ``rgb_array`` pictures that show no
+"""Fitting the ecosystem: default episodes that end, ``rgb_array`` pictures that show no
 hidden card, the versioned PettingZoo module and ``env()`` (the classic wrappers' behaviour built
 in, checked against the wrappers themselves), and Stable-Baselines3 (the VecEnv adapter against the
 native vector env, ``make_vec_env``, a short MaskablePPO run, the ``sb3:PATH`` agent spec and its

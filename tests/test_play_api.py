@@ -4,7 +4,7 @@ server restart, the knock button, daily / replay / numbered matches, hints and s
 
 Hidden cards are computed here independently of the server: a core State of our own replays the
 actions of the match's log file (what the server wrote to disk) and says, after every response,
-which cards the person may not see (RULES.md section 2).
+which cards the person may not see (docs/rules.md section 2).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The reference: brute-force melds and lay-offs on hand pictures, scripted hands of the scalar
-engine, and random play checking the invariants of RULES.md."""
+engine, and random play checking the invariants of docs/rules.md."""
 
 import random
 
@@ -529,7 +529,7 @@ def test_match_ends_and_then_nothing_is_legal():
 
 
 # ----------------------------------------------------------------------------------------------
-# Random play: the invariants of RULES.md, per preset
+# Random play: the invariants of docs/rules.md, per preset
 # ----------------------------------------------------------------------------------------------
 
 

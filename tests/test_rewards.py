@@ -1,4 +1,5 @@
-"""Reward shaping (RULES.md section 6): modes, zero-sum, scoresheet sums, config kept on reset."""
+"""Reward shaping (docs/rules.md section 6): modes, zero-sum, scoresheet sums, config kept on
+reset."""
 
 import numpy as np
 import pytest

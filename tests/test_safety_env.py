@@ -1,4 +1,4 @@
-"""Env safety (issue 12): no hidden card in infos or render at any hand end, seeding of every
+"""Env safety: no hidden card in infos or render at any hand end, seeding of every
 opponent, atomic vector-env steps, and clear errors for calls out of order."""
 
 import copy
@@ -60,8 +60,8 @@ def public_cards(state, g: int) -> set[int]:
 
 
 def revealed_at_hand_end(state, g: int, viewer: int) -> set[int]:
-    """RULES.md 2.5-2.7: after a knock, gin or big gin both hands are laid out; at a wall nobody
-    lays down, so the viewer sees only its own hand."""
+    """docs/rules.md sections 2.5-2.7: after a knock, gin or big gin both hands are laid out; at a
+    wall nobody lays down, so the viewer sees only its own hand."""
     if not state.hand_ended[g]:
         return set()
     if int(state.hand_kind[g]) == KIND_WALL:

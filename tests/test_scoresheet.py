@@ -1,4 +1,4 @@
-"""The Hollywood scoresheet (RULES.md section 4) on hand-written cases."""
+"""The Hollywood scoresheet (docs/rules.md section 4) on hand-written cases."""
 
 import doctest
 

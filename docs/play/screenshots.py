@@ -1,4 +1,5 @@
-"""Regenerate the README's screenshots of ``hollywood play`` (needs the play extras and chromium).
+"""Regenerate the screenshots of ``hollywood play`` in docs/playing.md (needs the play extras
+and chromium).
 
     .venv/bin/python docs/play/screenshots.py
 
