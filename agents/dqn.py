@@ -30,6 +30,19 @@ actions; the greedy choice is the argmax over legal actions; the target is
 ``s'`` stored in the buffer (illegal actions are never chosen nor bootstrapped from); the
 dueling head averages its advantages over the legal actions.
 
+Imitation (``expert``): DQfD's large-margin supervised loss (Hester et al. 2018, "Deep Q-learning
+from Demonstrations"). While its weight ``expert_weight(update)`` is > 0 (``expert_coef`` at the
+first update, decaying linearly to 0 at the fraction ``expert_until`` of the run), every stored
+decision (the learner's, and with ``learn_from_opponents`` the opponents') is labelled with the
+move ``a_E`` the bot ``expert`` makes from that observation and mask (a bot opponent that *is* the
+expert gives its own move); the label travels with its n-step transition into the replay buffer
+(-1: unlabelled), and each labelled sample adds ``expert_weight * J_E`` to the loss, with
+``J_E = max_{a legal} [Q(s, a) + l(a_E, a)] - Q(s, a_E)``, ``l = expert_margin`` for ``a != a_E``
+and 0 for ``a_E``: zero once the expert's move leads every other legal move by the margin
+(importance-weighted under prioritised replay, like the TD term). Afterwards no labels are
+computed and the loss is the TD loss alone. The expert sees only what the
+learner sees (observation and mask), never the hidden cards.
+
 Other details: Huber loss, global gradient clipping, hard (``tau = 1``) or Polyak target
 updates every ``target_update_every`` gradient steps, linear epsilon decay over a fraction of
 ``total_steps``, optional proportional prioritised replay (sum tree, importance weights with
@@ -57,8 +70,9 @@ from torch import nn
 from agents.collectors import Shard, load_weights
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import DuelingQNetwork
+from agents.networks import DuelingQNetwork, masked_logits
 from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
+from agents.trainutil import make_expert
 
 
 @dataclass
@@ -90,6 +104,25 @@ class DQNConfig:
     per_beta_start: float = 0.4  # importance-sampling exponent, annealed linearly to 1
     per_eps: float = 1e-6
     hidden: list[int] = field(default_factory=lambda: [256, 256])
+    # DQfD's large-margin imitation of the bot ``expert`` (module docstring): weight ``expert_coef``
+    # at the first update, decaying linearly to 0 at the fraction ``expert_until`` of the run (no
+    # labels after). The expert is a bot that plays from the observation and the mask only (simple,
+    # neller, hollywood, marjj).
+    expert: str | None = None
+    expert_coef: float = 1.0
+    # In reward units. 0.25 is about one hand's reward: with the hollywood reward (points times
+    # columns / 100) a hand's step reward has median |r| 0.28 in simple-vs-simple play, while a
+    # match's return is about +-6 (game and box bonuses). So the expert's move must lead the others
+    # by a hand's worth, a clear preference, yet small beside the match-level Q-values, so the term
+    # does not swamp the TD targets (DQfD's 0.8 was for Atari rewards of order 1 per event).
+    expert_margin: float = 0.25
+    expert_until: float = 0.5
+
+    def expert_weight(self, update: int, num_updates: int) -> float:
+        """The margin term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
+        if not self.expert:
+            return 0.0
+        return self.expert_coef * max(0.0, 1.0 - (update - 1) / (self.expert_until * num_updates))
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
@@ -111,6 +144,15 @@ class DQNConfig:
                 allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
                            else f"{'>=' if closed else '>'} {low:g} and finite")
                 raise ValueError(f"dqn.{name} must be a number {allowed}, got {v!r}")
+        if not (np.isfinite(self.expert_coef) and self.expert_coef >= 0):
+            raise ValueError(f"dqn.expert_coef must be a finite number >= 0, got {self.expert_coef!r}")
+        if not (np.isfinite(self.expert_margin) and self.expert_margin >= 0):
+            raise ValueError(f"dqn.expert_margin must be a finite number >= 0 (reward units), got {self.expert_margin!r}")
+        if not (np.isfinite(self.expert_until) and 0 < self.expert_until <= 1):
+            raise ValueError(f"dqn.expert_until must be a fraction of the run in (0, 1], got {self.expert_until!r}")
+        if self.expert is not None and not (isinstance(self.expert, str) and self.expert.strip()):
+            raise ValueError(f"dqn.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
+                             f"got {self.expert!r}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"dqn.batch_size ({self.batch_size}) must be <= dqn.buffer_size ({self.buffer_size}): "
                              f"a batch is sampled from the replay buffer")
@@ -143,6 +185,15 @@ def td_targets(online, target, reward: torch.Tensor, next_obs: torch.Tensor, nex
     return reward + bootstrap
 
 
+def expert_margin_loss(q: torch.Tensor, mask: torch.Tensor, expert_action: torch.Tensor, margin: float) -> torch.Tensor:
+    """DQfD's large-margin loss per row: ``max_{a legal} [q(a) + margin * (a != a_E)] - q(a_E)``
+    (``q``: ``(k, A)`` Q-values, ``mask``: ``(k, A)`` legal actions, ``expert_action``: ``(k,)``
+    legal labels). Non-negative; 0 once ``a_E`` leads every other legal action by ``margin``."""
+    a_e = expert_action.unsqueeze(-1)
+    bonus = torch.full_like(q, float(margin)).scatter(-1, a_e, 0.0)
+    return masked_logits(q + bonus, mask).max(-1).values - q.gather(-1, a_e).squeeze(-1)
+
+
 # --- two-player transitions and n-step returns --------------------------------------------------
 
 
@@ -161,6 +212,7 @@ class Transitions:
     steps: np.ndarray  # (k,) int64, 1..n
     game: np.ndarray  # (k,) int64: where it came from (diagnostics, tests)
     player: np.ndarray  # (k,) int64
+    expert_action: np.ndarray  # (k,) int64: the expert's move at obs (dqn.expert), -1 when unlabelled
 
     def __len__(self) -> int:
         return int(self.action.shape[0])
@@ -169,7 +221,7 @@ class Transitions:
     def empty(cls, obs_dim: int, num_actions: int) -> "Transitions":
         z = np.zeros(0, dtype=np.int64)
         return cls(np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), z, np.zeros(0, np.float32),
-                   np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), np.zeros(0, bool), z, z, z)
+                   np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), np.zeros(0, bool), z, z, z, z)
 
     @classmethod
     def concat(cls, parts: list["Transitions"]) -> "Transitions":
@@ -180,7 +232,8 @@ class TransitionAssembler:
     """Turns the steps of a batch of two-player games into per-player n-step transitions.
 
     Per step of the batch call :meth:`decide` before ``batch.step`` (with the decisions that are
-    to be learned from: ``valid`` False for opponents' moves and auto-reset dummy steps) and
+    to be learned from: ``valid`` False for opponents' moves and auto-reset dummy steps, and
+    optionally the expert's label of each decision, which its transition carries) and
     :meth:`outcome` after it (with its rewards ``(B, 2)`` and episode ends). Each returns the
     transitions completed by that call.
 
@@ -201,24 +254,29 @@ class TransitionAssembler:
         self.o_mask = np.zeros((B, 2, num_actions), dtype=bool)
         self.o_act = np.zeros((B, 2), dtype=np.int64)
         self.o_rew = np.zeros((B, 2), dtype=np.float64)
+        self.o_exp = np.full((B, 2), -1, dtype=np.int64)
         self.q_obs = np.zeros((B, 2, n, obs_dim), dtype=np.float32)
         self.q_mask = np.zeros((B, 2, n, num_actions), dtype=bool)
         self.q_act = np.zeros((B, 2, n), dtype=np.int64)
         self.q_rew = np.zeros((B, 2, n), dtype=np.float64)
+        self.q_exp = np.full((B, 2, n), -1, dtype=np.int64)
         self.q_len = np.zeros((B, 2), dtype=np.int64)
 
-    _STATE = ("open", "o_obs", "o_mask", "o_act", "o_rew", "q_obs", "q_mask", "q_act", "q_rew", "q_len")
+    _STATE = ("open", "o_obs", "o_mask", "o_act", "o_rew", "o_exp", "q_obs", "q_mask", "q_act", "q_rew", "q_exp",
+              "q_len")
 
     def get_state(self) -> dict:
         """The open transitions and queues (arrays copied), for checkpoints."""
         return {k: getattr(self, k).copy() for k in self._STATE}
 
     def set_state(self, state: dict) -> None:
+        # checkpoints from before expert labels: nothing open is labelled
+        state = {"o_exp": np.full_like(self.o_exp, -1), "q_exp": np.full_like(self.q_exp, -1), **state}
         _set_arrays(self, state, self._STATE, "transition assembler")
 
-    def decide(self, player, obs, mask, action, valid) -> Transitions:
-        """Decisions ``action`` of ``player`` in the games where ``valid``; returns the transitions
-        completed by them."""
+    def decide(self, player, obs, mask, action, valid, expert_action=None) -> Transitions:
+        """Decisions ``action`` of ``player`` in the games where ``valid`` (``expert_action``: the
+        expert's move in each, -1 or None: unlabelled); returns the transitions completed by them."""
         g = np.flatnonzero(valid)
         p = np.asarray(player)[g]
         out = []
@@ -229,6 +287,7 @@ class TransitionAssembler:
         self.o_obs[g, p] = obs[g]
         self.o_mask[g, p] = mask[g]
         self.o_act[g, p] = np.asarray(action)[g]
+        self.o_exp[g, p] = -1 if expert_action is None else np.asarray(expert_action)[g]
         self.o_rew[g, p] = 0.0
         self.open[g, p] = True
         return self._cat(out)
@@ -259,6 +318,7 @@ class TransitionAssembler:
         self.q_mask[g, p, k] = self.o_mask[g, p]
         self.q_act[g, p, k] = self.o_act[g, p]
         self.q_rew[g, p, k] = self.o_rew[g, p]
+        self.q_exp[g, p, k] = self.o_exp[g, p]
         self.q_len[g, p] = k + 1
         self.open[g, p] = False
         out = []
@@ -273,6 +333,7 @@ class TransitionAssembler:
             self.q_mask[gf, pf, :-1] = self.q_mask[gf, pf, 1:]
             self.q_act[gf, pf, :-1] = self.q_act[gf, pf, 1:]
             self.q_rew[gf, pf, :-1] = self.q_rew[gf, pf, 1:]
+            self.q_exp[gf, pf, :-1] = self.q_exp[gf, pf, 1:]
             self.q_len[gf, pf] -= 1
         return self._cat(out)
 
@@ -294,7 +355,8 @@ class TransitionAssembler:
             ret += np.where(inside, self.gamma ** np.maximum(i - k, 0) * self.q_rew[g, p, i], 0.0)
         return Transitions(self.q_obs[g, p, k].copy(), self.q_mask[g, p, k].copy(), self.q_act[g, p, k].copy(), ret.astype(np.float32),
                            np.asarray(next_obs, np.float32), np.asarray(next_mask, bool), np.asarray(done, bool),
-                           (lens - k).astype(np.int64), g.astype(np.int64), p.astype(np.int64))
+                           (lens - k).astype(np.int64), g.astype(np.int64), p.astype(np.int64),
+                           self.q_exp[g, p, k].copy())
 
     def _cat(self, parts: list[Transitions]) -> Transitions:
         parts = [x for x in parts if len(x)]
@@ -335,6 +397,7 @@ class ReplayBuffer:
         self.reward = np.zeros(capacity, dtype=np.float32)
         self.done = np.zeros(capacity, dtype=bool)
         self.steps = np.zeros(capacity, dtype=np.int64)
+        self.expert_action = np.full(capacity, -1, dtype=np.int64)  # -1: unlabelled
         self.pos = self.size = 0
         if prioritized:
             self.leaves = 1 << max(0, (capacity - 1).bit_length())
@@ -344,7 +407,7 @@ class ReplayBuffer:
     def __len__(self) -> int:
         return self.size
 
-    _ARRAYS = ("obs", "mask", "next_obs", "next_mask", "action", "reward", "done", "steps")
+    _ARRAYS = ("obs", "mask", "next_obs", "next_mask", "action", "reward", "done", "steps", "expert_action")
 
     def get_state(self) -> dict:
         """The stored transitions (the filled part, copied), position and priorities."""
@@ -360,6 +423,8 @@ class ReplayBuffer:
             raise ValueError(f"saved replay buffer (size {size}, prioritized {'tree' in state}) does not fit this one "
                              f"(capacity {self.capacity}, prioritized {self.prioritized}): dqn.buffer_size and "
                              f"dqn.prioritized must not change on resume")
+        if "expert_action" not in state:  # a checkpoint from before expert labels: none labelled
+            state = {**state, "expert_action": np.full(size, -1, dtype=np.int64)}
         for k in self._ARRAYS:
             v = np.asarray(state[k])
             if v.shape != (size,) + getattr(self, k).shape[1:]:
@@ -380,6 +445,7 @@ class ReplayBuffer:
         idx = (self.pos + np.arange(k)) % self.capacity
         self.obs[idx], self.mask[idx], self.next_obs[idx], self.next_mask[idx] = tr.obs, tr.mask, tr.next_obs, tr.next_mask
         self.action[idx], self.reward[idx], self.done[idx], self.steps[idx] = tr.action, tr.reward, tr.done, tr.steps
+        self.expert_action[idx] = tr.expert_action
         self.pos = int((self.pos + k) % self.capacity)
         self.size = min(self.size + k, self.capacity)
         if self.prioritized:
@@ -399,7 +465,7 @@ class ReplayBuffer:
             weights = np.ones(batch_size, dtype=np.float32)
         batch = {"obs": self.obs[idx], "mask": self.mask[idx], "action": self.action[idx], "reward": self.reward[idx],
                  "next_obs": self.next_obs[idx], "next_mask": self.next_mask[idx], "done": self.done[idx],
-                 "steps": self.steps[idx]}
+                 "steps": self.steps[idx], "expert_action": self.expert_action[idx]}
         return idx, batch, weights
 
     def update_priorities(self, idx: np.ndarray, td_abs: np.ndarray) -> None:
@@ -453,7 +519,7 @@ class TransitionBatch:
 class DQNShard(Shard):
     """A DQN shard: epsilon-greedy actions of the Q-network (numpy generator of its own), and the
     n-step transitions of :class:`agents.dqn.TransitionAssembler` (the opponents' decisions too
-    with ``dqn.learn_from_opponents``)."""
+    with ``dqn.learn_from_opponents``), labelled with the ``dqn.expert`` bot's moves when asked."""
 
     algo = "dqn"
 
@@ -461,6 +527,13 @@ class DQNShard(Shard):
         self.features_for_all = bool(cfg.dqn.learn_from_opponents)
         super().__init__(cfg, *args, **kwargs)
         self.assembler = TransitionAssembler(self.B, self.obs_dim, self.num_actions, cfg.dqn.gamma, cfg.dqn.n_step)
+        # the expert's tie-break seed comes from the league's RNG, drawn only when there is one
+        self.expert = (make_expert(cfg.dqn.expert, self.rules, self.league.rng.integers(2**62), key="dqn.expert")
+                       if cfg.dqn.expert else None)
+        # the league's bots that are the expert: their own moves are their labels
+        name = (cfg.dqn.expert or "").strip()
+        self.expert_ids = np.array([k for k in self.league.bot_ids if self.league.names[k].strip() == name],
+                                   dtype=np.int64)
 
     def make_net(self):
         return DuelingQNetwork(self.obs_dim, self.num_actions, self.cfg.dqn.hidden)
@@ -474,16 +547,22 @@ class DQNShard(Shard):
         self.rng = np.random.default_rng(seed)
 
     def sampler_state(self):
-        return {"rng": self.rng.bit_generator.state, "assembler": self.assembler.get_state()}
+        state = {"rng": self.rng.bit_generator.state, "assembler": self.assembler.get_state()}
+        if self.expert is not None:
+            state["expert"] = self.expert.rng.bit_generator.state
+        return state
 
     def set_sampler_state(self, state) -> None:
         self.rng.bit_generator.state = state["rng"]
         self.assembler.set_state(state["assembler"])
+        if self.expert is not None and "expert" in state:
+            self.expert.rng.bit_generator.state = state["expert"]
 
     def collect(self, weights: dict | None = None, additions=(), want_state: bool = False,
-                epsilon: float = 0.0) -> TransitionBatch:
+                epsilon: float = 0.0, label: bool = False) -> TransitionBatch:
         """Load ``weights``, add new snapshots, step every game ``num_steps`` times with
-        ``epsilon``-greedy learner actions; returns the transitions completed meanwhile."""
+        ``epsilon``-greedy learner actions; returns the transitions completed meanwhile. ``label``:
+        also give every stored decision the ``dqn.expert`` bot's move in that position."""
 
         t0 = time.perf_counter()
         self._begin(weights, additions)
@@ -496,11 +575,25 @@ class DQNShard(Shard):
                 q = net(torch.from_numpy(x).to(dev), torch.from_numpy(m).to(dev))
             return epsilon_greedy(q, m, epsilon, self.rng)
 
+        expert = self.expert if label else None
+        obs_size = self.obs_dim - NUM_FEATURES
+        labels = np.full(self.B, -1, dtype=np.int64)
         parts = []
         n_learner = 0
         for _ in range(self.T):
+            # the opponents of this decision (the step draws new ones for the games that end)
+            opponent = self.rollout.assign.opponent.copy() if expert is not None else None
             s = self.rollout.step(act)
-            parts.append(assembler.decide(s.player, s.x, s.mask, s.actions, s.valid if from_opponents else s.learner))
+            stored = s.valid if from_opponents else s.learner
+            if expert is not None:
+                labels[:] = -1
+                own = stored & ~s.learner & np.isin(opponent, self.expert_ids)  # the expert itself moved
+                labels[own] = s.actions[own]
+                rows = np.flatnonzero(stored & ~own)
+                if rows.size:  # the expert reads the observation part of x only
+                    labels[rows] = expert(s.x[rows, :obs_size], s.mask[rows])
+            parts.append(assembler.decide(s.player, s.x, s.mask, s.actions, stored,
+                                          labels if expert is not None else None))
             parts.append(assembler.outcome(s.rewards, s.terminated, s.truncated))
             n_learner += int(s.learner.sum())
         stats, returns_done = self.rollout.take_stats()
@@ -549,6 +642,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     num_updates = max(1, cfg.total_steps // (dc.num_games * dc.num_steps))
     explore_steps = dc.exploration_fraction * cfg.total_steps
     start_update, global_step, grad_steps = 1, 0, 0
+    make_expert(dc.expert, rules, 0, key="dqn.expert")  # a bad expert name fails here, before any worker starts
 
     def snapshot(name: str) -> DQNPolicy:
         frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
@@ -615,7 +709,9 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 epsilon = linear_schedule(dc.eps_start, dc.eps_end, explore_steps, global_step)
 
                 # --- rollout: the shards of the collector -----------------------------------------
-                batches = collector.collect(q_net, additions, epsilon=epsilon)
+                expert_coef = dc.expert_weight(update, num_updates)
+                batches = (collector.collect(q_net, additions, epsilon=epsilon, label=True) if expert_coef > 0
+                           else collector.collect(q_net, additions, epsilon=epsilon))
                 additions = []
                 for b in batches:
                     buffer.add(b.transitions)
@@ -625,6 +721,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
 
                 # --- gradient steps ---------------------------------------------------------------------
                 td_losses, q_values = [], []
+                margin_losses, n_agree, n_labelled = [], 0, 0
                 if len(buffer) >= max(dc.learning_starts, dc.batch_size):
                     q_net.train()
                     beta = linear_schedule(dc.per_beta_start, 1.0, cfg.total_steps, global_step)
@@ -635,9 +732,23 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                                        torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
                                        torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device),
                                        dc.gamma, dc.double)
-                        q_sa = q_net(o, torch.from_numpy(b["mask"]).to(device)).gather(-1, a.unsqueeze(-1)).squeeze(-1)
-                        loss_each = F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)
-                        loss = (torch.from_numpy(w).to(device) * loss_each).mean()
+                        m = torch.from_numpy(b["mask"]).to(device)
+                        q_all = q_net(o, m)
+                        q_sa = q_all.gather(-1, a.unsqueeze(-1)).squeeze(-1)
+                        w_t = torch.from_numpy(w).to(device)
+                        td_loss = (w_t * F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)).mean()
+                        loss = td_loss
+                        labelled = np.flatnonzero(b["expert_action"] >= 0)
+                        if expert_coef > 0 and labelled.size:  # DQfD's margin term on the labelled samples
+                            lab = torch.from_numpy(labelled).to(device)
+                            a_e = torch.from_numpy(b["expert_action"][labelled]).to(device)
+                            j_e = expert_margin_loss(q_all[lab], m[lab], a_e, dc.expert_margin)
+                            # importance-weighted like the TD term, 0 on the unlabelled samples
+                            loss = loss + expert_coef * (w_t[lab] * j_e).sum() / dc.batch_size
+                            margin_losses.append(j_e.mean().item())
+                            with torch.no_grad():
+                                n_agree += int((greedy_actions(q_all[lab], m[lab]) == a_e).sum().item())
+                            n_labelled += labelled.size
                         optimizer.zero_grad()
                         loss.backward()
                         nn.utils.clip_grad_norm_(q_net.parameters(), dc.max_grad_norm)
@@ -648,7 +759,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                             with torch.no_grad():
                                 for tp, p in zip(target_net.parameters(), q_net.parameters()):
                                     tp.lerp_(p, dc.tau)  # tau = 1: a copy
-                        td_losses.append(loss.item())
+                        td_losses.append(td_loss.item())
                         q_values.append(q_sa.mean().item())
                 elapsed = time.perf_counter() - t_start
 
@@ -664,6 +775,11 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
                 if td_losses:
                     metrics["losses/td_loss"] = float(np.mean(td_losses))
                     metrics["losses/q_values"] = float(np.mean(q_values))
+                if expert_coef > 0:
+                    metrics["charts/expert_coef"] = expert_coef
+                if n_labelled:
+                    metrics["losses/expert_margin_loss"] = float(np.mean(margin_losses))
+                    metrics["charts/expert_agreement"] = n_agree / n_labelled
                 if returns_done:
                     metrics["charts/episodic_return"] = float(np.mean(returns_done))
                 metrics.update(stats.scalars())

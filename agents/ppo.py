@@ -36,6 +36,7 @@ from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ActorCritic, MaskedCategorical
 from agents.policies import PPOPolicy
+from agents.trainutil import make_expert
 
 
 @dataclass
@@ -278,24 +279,6 @@ class PPOShard(Shard):
             episode_returns=returns_done, stats=stats, n_learner=int(n_learner),
             live=list(self.league.policies), seconds=time.perf_counter() - t0,
             state=self.get_state() if want_state else None)
-
-
-def make_expert(name: str | None, rules, seed):
-    """The bot ``ppo.expert`` names (None: no expert); a ValueError when the name is not a bot that
-    plays from the observation and the mask."""
-    if not name:
-        return None
-    from agents.bots import Bot
-    from agents.registry import AgentSpecError, make_agent
-
-    allowed = "simple, neller, hollywood, marjj"
-    try:
-        expert = make_agent(name, rules, seed=seed)
-    except AgentSpecError as e:
-        raise ValueError(f"ppo.expert: {e}; the expert must be a bot ({allowed})") from None
-    if not isinstance(expert, Bot) or name.strip() == "random":
-        raise ValueError(f"ppo.expert must be a bot that plays from the observation ({allowed}), got {name!r}")
-    return expert
 
 
 # --- training ----------------------------------------------------------------------------------

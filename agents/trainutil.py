@@ -1,5 +1,6 @@
 """What the PPO and DQN trainers share: seeding, the league's gated promotion, periodic
-evaluation against bots (``eval/*``), Hollywood statistics from rollouts (``hollywood/*``)."""
+evaluation against bots (``eval/*``), Hollywood statistics from rollouts (``hollywood/*``), the
+expert bot of the imitation terms (``ppo.expert``, ``dqn.expert``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,25 @@ def seed_everything(seed: int, torch_threads: int):
     torch.set_num_threads(max(1, int(torch_threads)))
     torch.use_deterministic_algorithms(True, warn_only=True)
     return np.random.default_rng(seed), torch.Generator().manual_seed(seed)
+
+
+def make_expert(name: str | None, rules, seed, key: str = "ppo.expert"):
+    """The bot ``name`` that labels positions for an imitation term (None: no expert); a
+    ValueError, naming the config ``key``, when it is not a bot that plays from the observation
+    and the mask."""
+    if not name:
+        return None
+    from agents.bots import Bot
+    from agents.registry import AgentSpecError, make_agent
+
+    allowed = "simple, neller, hollywood, marjj"
+    try:
+        expert = make_agent(name, rules, seed=seed)
+    except AgentSpecError as e:
+        raise ValueError(f"{key}: {e}; the expert must be a bot ({allowed})") from None
+    if not isinstance(expert, Bot) or name.strip() == "random":
+        raise ValueError(f"{key} must be a bot that plays from the observation ({allowed}), got {name!r}")
+    return expert
 
 
 def match_win_rate(result) -> float:

@@ -1,5 +1,6 @@
 """DQN: masking (acting and targets), two-player transition assembly, n-step returns, replay,
-a tiny end-to-end run (tags, checkpoint, reproducibility) and resume."""
+a tiny end-to-end run (tags, checkpoint, reproducibility) and resume; DQfD's margin term toward an
+expert bot (the loss, its schedule, the labels and a tiny run)."""
 
 
 import numpy as np
@@ -7,7 +8,8 @@ import pytest
 import torch
 
 from agents.features import NUM_FEATURES
-from agents.dqn import DQNConfig, ReplayBuffer, TransitionAssembler, Transitions, linear_schedule, td_targets
+from agents.dqn import (DQNConfig, DQNShard, ReplayBuffer, TransitionAssembler, Transitions, expert_margin_loss,
+                        linear_schedule, td_targets)
 from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from agents.networks import DuelingQNetwork
 from agents.checkpoint import load_checkpoint
@@ -204,7 +206,8 @@ def make_transitions(k, start=0):
     x = np.arange(start, start + k, dtype=np.float32)
     return Transitions(np.repeat(x[:, None], 2, 1), np.ones((k, 3), bool), np.arange(start, start + k) % 3,
                        x, np.zeros((k, 2), np.float32), np.ones((k, 3), bool), np.zeros(k, bool),
-                       np.ones(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64))
+                       np.ones(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64),
+                       np.where(np.arange(k) % 2 == 0, np.arange(k) % 3, -1))
 
 
 def test_replay_buffer_ring_and_priorities():
@@ -298,3 +301,139 @@ def test_resume_continues_from_latest(tmp_path):
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="checkpoint not found"):
         DQNPolicy.from_checkpoint(tmp_path / "nope.pt")
+
+
+# --- DQfD's margin term toward an expert ---------------------------------------------------------
+
+
+def test_expert_margin_loss_on_a_hand_made_q_table():
+    q = torch.tensor([[1.0, 3.0, 2.0, 10.0],
+                      [1.0, 3.0, 2.0, 10.0],
+                      [1.0, 3.0, 2.5, 10.0],
+                      [1.0, 3.0, 2.5, 10.0]], requires_grad=True)
+    mask = torch.tensor([[True, True, True, False]] * 3 + [[True, False, True, True]])
+    a_e = torch.tensor([2, 1, 1, 0])
+    j = expert_margin_loss(q, mask, a_e, 0.8)
+    # row 0: max(1.8, 3.8, 2.0) - 2 (the illegal 10 + 0.8 never wins); row 1: the label leads by more
+    # than the margin, 0; row 2: it leads by 0.5 < 0.8, 3.3 - 3; row 3: legal {0, 2, 3}: 10.8 - 1
+    assert j.tolist() == pytest.approx([1.8, 0.0, 0.3, 9.8])
+    j.sum().backward()  # pushes Q(a_E) up and the best other legal action down
+    assert q.grad.tolist() == [[0, 1, -1, 0], [0, 0, 0, 0], [0, -1, 1, 0], [-1, 0, 0, 1]]
+    # margin 0: the gap to the best legal action, never negative
+    assert expert_margin_loss(q.detach(), mask, a_e, 0.0).tolist() == pytest.approx([1.0, 0.0, 0.0, 9.0])
+
+
+def test_expert_weight_schedule_and_bad_values(tmp_path):
+    dc = DQNConfig(expert="marjj", expert_coef=2.0, expert_until=0.5)
+    assert [dc.expert_weight(u, 10) for u in (1, 3, 5, 6, 10)] == pytest.approx([2.0, 1.2, 0.4, 0.0, 0.0])
+    assert DQNConfig().expert_weight(1, 10) == 0.0 and DQNConfig().expert_margin == 0.25
+    for kwargs, match in [({"expert_until": 0.0}, "dqn.expert_until must be a fraction of the run in \\(0, 1\\]"),
+                          ({"expert_until": 1.5}, "dqn.expert_until must be a fraction"),
+                          ({"expert_coef": -1.0}, "dqn.expert_coef must be a finite number >= 0, got -1.0"),
+                          ({"expert_coef": float("nan")}, "dqn.expert_coef must be a finite number"),
+                          ({"expert_margin": -0.1}, "dqn.expert_margin must be a finite number >= 0"),
+                          ({"expert_margin": float("inf")}, "dqn.expert_margin must be a finite number"),
+                          ({"expert": "  "}, "dqn.expert must be a bot name")]:
+        with pytest.raises(ValueError, match=match):
+            DQNConfig(**kwargs)
+    # a name that is no bot fails when the run starts, before any game is played
+    with pytest.raises(ValueError, match="dqn.expert: unknown agent 'marj'"):
+        run_training(tiny_config(tmp_path, "--dqn.expert", "marj"))
+    with pytest.raises(ValueError, match="dqn.expert must be a bot that plays from the observation"):
+        run_training(tiny_config(tmp_path, "--dqn.expert", "random"))
+
+
+def test_expert_labels_travel_with_their_transitions():
+    """Each n-step transition carries the label of its own first decision, through the queue, the
+    flush at the end, the assembler's state and the replay buffer's (-1: unlabelled)."""
+    asm = TransitionAssembler(1, 2, 3, gamma=0.5, n_step=3)
+    out = []
+    for k in range(5):
+        label = np.array([-1 if k == 2 else (k % 3)])
+        out.append(asm.decide(np.zeros(1, np.int64), o(10 * k)[None], np.ones((1, 3), bool), np.zeros(1, np.int64),
+                              np.ones(1, bool), label))
+        if k == 3:  # the open transition and its queue survive a checkpoint
+            state = asm.get_state()
+            asm = TransitionAssembler(1, 2, 3, gamma=0.5, n_step=3)
+            asm.set_state(state)
+        out.append(asm.outcome(np.array([[1.0, -1.0]]), np.array([k == 4]), np.array([False])))
+    tr = Transitions.concat([t for t in out if len(t)])
+    assert tr.obs[:, 0].tolist() == [0, 10, 20, 30, 40]
+    assert tr.expert_action.tolist() == [0, 1, -1, 0, 1]
+    # unlabelled decisions (no expert_action), and a state saved before labels existed
+    asm = TransitionAssembler(1, 2, 3, n_step=2)
+    old = {k: v for k, v in asm.get_state().items() if k not in ("o_exp", "q_exp")}
+    asm.set_state(old)
+    asm.decide(np.zeros(1, np.int64), o(1)[None], np.ones((1, 3), bool), np.zeros(1, np.int64), np.ones(1, bool))
+    tr2 = asm.outcome(np.zeros((1, 2)), np.array([True]), np.array([False]))
+    assert tr2.expert_action.tolist() == [-1]
+
+    buf = ReplayBuffer(8, 2, 3)
+    buf.add(tr)
+    state = buf.get_state()
+    again = ReplayBuffer(8, 2, 3)
+    again.set_state(state)
+    assert again.expert_action[:5].tolist() == [0, 1, -1, 0, 1] and again.expert_action[5:].tolist() == [-1] * 3
+    _, batch, _ = again.sample(64, np.random.default_rng(0))
+    assert set(zip(batch["reward"].round(4).tolist(), batch["expert_action"].tolist())) <= set(
+        zip(tr.reward.round(4).tolist(), tr.expert_action.tolist()))
+    del state["expert_action"]  # a buffer saved before labels: nothing labelled
+    again.set_state(state)
+    assert (again.expert_action == -1).all()
+
+
+@pytest.mark.parametrize("from_opponents", [False, True])
+def test_shard_labels_every_stored_decision_with_the_experts_move(tmp_path, from_opponents):
+    """``collect(label=True)`` gives each stored transition the expert's move from its own
+    observation and mask (the learner's, and the opponents' with learn_from_opponents, where
+    the league's own ``simple`` gives its move); without ``label`` nothing is labelled."""
+    from agents.bots import SimpleBot
+
+    cfg = tiny_config(tmp_path, "--dqn.expert", "simple", "--dqn.learn_from_opponents", str(from_opponents).lower(),
+                      "--league.bots", "[random, simple, hollywood]")
+    shard = DQNShard(cfg, 0)
+    assert shard.expert_ids.tolist() == [1]
+    expert = SimpleBot(shard.rules)
+    obs_size = shard.obs_dim - NUM_FEATURES
+    b = shard.collect(epsilon=0.5, label=True)
+    tr = b.transitions
+    assert len(tr) > 100 and (tr.expert_action >= 0).all()
+    assert (tr.expert_action == expert(tr.obs[:, :obs_size], tr.mask)).all()
+    assert tr.mask[np.arange(len(tr)), tr.expert_action].all()
+    assert (DQNShard(cfg, 0).collect(epsilon=0.5).transitions.expert_action == -1).all()
+
+
+def test_shard_state_restores_the_experts_generator(tmp_path):
+    """A shard rebuilt from its state (as on resume or a worker restart: other seeds at first)
+    continues with the same labels: the expert's tie-break generator is part of the state."""
+    from agents.collectors import weights_to_numpy
+
+    cfg = tiny_config(tmp_path, "--dqn.expert", "marjj", "--dqn.learn_from_opponents", "true")
+    shard = DQNShard(cfg, 0)
+    shard.collect(epsilon=0.5, label=True)
+    state = shard.get_state()
+    assert "expert" in state["sampler"]
+    other = DQNShard(cfg, 0, start_update=5)
+    assert other.expert.rng.bit_generator.state != shard.expert.rng.bit_generator.state
+    other.set_state(state, {})
+    assert other.expert.rng.bit_generator.state == shard.expert.rng.bit_generator.state
+    a = shard.collect(epsilon=0.5, label=True).transitions
+    b = other.collect(weights_to_numpy(shard.net.state_dict()), epsilon=0.5, label=True).transitions
+    assert len(a) == len(b) and (a.expert_action == b.expert_action).all() and (a.action == b.action).all()
+    assert other.expert.rng.bit_generator.state == shard.expert.rng.bit_generator.state
+
+
+def test_expert_term_teaches_the_q_network_the_bots_moves(tmp_path):
+    """With ``dqn.expert`` every stored decision is labelled by the bot and the margin term makes
+    its move the greedy one: agreement rises over a short run, then the term switches off."""
+    cfg = tiny_config(tmp_path, "--dqn.expert", "simple", "--dqn.expert_coef", "5.0", "--dqn.expert_until", "0.75",
+                      "--total_steps", str(16 * 32 * 8), "--dqn.gradient_steps", "16", "--dqn.lr", "0.001",
+                      "--eval.every", "0")
+    run, _ = run_training(cfg)
+    lines = read_metrics(run)
+    agreement = [x.get("charts/expert_agreement") for x in lines]
+    assert all(a is not None for a in agreement[:6]) and agreement[6] is None and agreement[7] is None
+    assert [round(x["charts/expert_coef"], 6) for x in lines[:6]] == [5.0, 4.166667, 3.333333, 2.5, 1.666667,
+                                                                      0.833333]
+    assert "charts/expert_coef" not in lines[6] and "losses/expert_margin_loss" in lines[5]
+    assert agreement[5] > agreement[0] + 0.1

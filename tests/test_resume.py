@@ -1,4 +1,4 @@
-"""Safe checkpoints and crash-proof runs (issue 12, items 1-3).
+"""Safe checkpoints and crash-proof runs.
 
 * No checkpoint can run code: crafted files (a zip checkpoint and a raw pickle whose
   ``__reduce__`` calls ``os.system``) go through every entry point that reads one; nothing runs,
@@ -51,11 +51,14 @@ def tiny_args(algo: str, root: Path, updates: int) -> list[str]:
 
 
 def tiny_config(algo: str, root: Path, updates: int) -> TrainConfig:
-    """``algo``: ppo, dqn, ppo-privileged (PPO with the asymmetric critic) or ppo-expert (PPO that
-    imitates marjj over the first half of the run)."""
-    base, _, variant = algo.partition("-")
-    extra = {"privileged": ["--ppo.privileged_critic", "true"],
-             "expert": ["--ppo.expert", "marjj", "--ppo.expert_until", "0.5"]}.get(variant, [])
+    """``algo``: ppo, dqn, ppo-privileged (PPO with the asymmetric critic), ppo-expert (PPO that
+    imitates marjj over the first half of the run) or dqn-expert (DQN with DQfD's margin term
+    toward marjj over 80% of the run: the updates after a resume at 4 still train on the labels
+    restored with the replay buffer and the open transitions)."""
+    base = algo.partition("-")[0]
+    extra = {"ppo-privileged": ["--ppo.privileged_critic", "true"],
+             "ppo-expert": ["--ppo.expert", "marjj", "--ppo.expert_until", "0.5"],
+             "dqn-expert": ["--dqn.expert", "marjj", "--dqn.expert_until", "0.8"]}.get(algo, [])
     return load_config(TrainConfig, ROOT / "configs" / f"{base}_tiny.yaml", tiny_args(base, root, updates) + extra)
 
 
@@ -198,7 +201,8 @@ def test_stop_signals_first_requests_second_interrupts():
 # --- exact resume ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-expert", pytest.param("ppo-privileged", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-expert", "dqn-expert",
+                                  pytest.param("ppo-privileged", marks=pytest.mark.slow)])
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, algo):
     """Stopped by a signal after update 4 (checkpoints every 3), resumed: same weights, same
     metrics, each update once in metrics.jsonl and in TensorBoard."""
