@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-slow test-ray quickstart bench bench-bots bench-collect docs clean
+.PHONY: setup test test-slow test-ray test-integrations quickstart bench bench-bots bench-collect docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -20,13 +20,16 @@ setup: $(STAMP)
 
 test: $(STAMP)
 	@$(BIN)/python tests/browser_check.py || true
-	$(BIN)/python -m pytest -q -n 2 -m "not slow and not ray"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow and not ray and not integrations"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 -m slow
 
 test-ray: $(STAMP)
-	$(BIN)/pip install -q -e ".[ray]" && $(BIN)/python -m pytest -q -m ray
+	$(BIN)/pip install -q -e ".[ray,rllib]" && $(BIN)/python -m pytest -q -m ray
+
+test-integrations: $(STAMP)
+	$(BIN)/pip install -q -e ".[torchrl,tianshou]" && $(BIN)/python -m pytest -q -m integrations
 
 quickstart: $(STAMP)
 	$(BIN)/python -m experiments.quickstart

@@ -10,6 +10,8 @@ spec                          agent
                               ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
                               weights only, never its pickles (:mod:`agents.sb3_policy`)
+``rllib:PATH``                an RLlib policy exported as a weights-only file
+                              (``python -m hollywood_env.rllib export``; :mod:`agents.rllib_support`)
 ``search``                    determinized Monte Carlo search (:mod:`agents.search`);
 ``search:KEY=VALUE,...``      knobs, e.g. ``search:worlds=64,rollout=hollywood``
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
@@ -379,3 +381,5 @@ register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("sb3", checkpoint_loader("sb3", "agents.sb3_policy:SB3Policy.from_zip"),
                 "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/sb3_policy.py)")
+register_prefix("rllib", checkpoint_loader("rllib", "agents.rllib_support:RLlibPolicy.from_export"),
+                "an RLlib policy exported with `python -m hollywood_env.rllib export` (weights only)")
