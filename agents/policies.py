@@ -6,7 +6,11 @@
 * :class:`DQNPolicy`: a Q-network (:class:`agents.networks.DuelingQNetwork`), greedy over the
   legal actions, or epsilon-greedy with its own numpy generator.
 
-Both read the observation with the derived features of :mod:`agents.features` appended, and load
+* :class:`MaskedActorPolicy`: a plain actor network (``nn.Sequential`` of linear layers and
+  activations) read from another library's files: the base of :class:`agents.sb3_policy.SB3Policy`
+  and :class:`agents.rllib_support.RLlibPolicy`.
+
+PPO and DQN read the observation with the derived features of :mod:`agents.features` appended, and load
 from checkpoints only through :func:`agents.checkpoint.load_checkpoint` (weights-only: a file
 can never run code). The agent specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry`
 build them.
@@ -124,3 +128,29 @@ class DQNPolicy:
         net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
         return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}", forbid_taken=forbid)
+
+
+class MaskedActorPolicy:
+    """An actor network as a batched policy ``(obs, mask) -> actions``: the logits of illegal
+    actions are set to ``-inf``; greedy (argmax) or sampled with its own ``torch.Generator``.
+    Reads the observation as it is (no derived features). ``name`` prefixes its error messages."""
+
+    def __init__(self, actor: torch.nn.Sequential, greedy: bool = True, seed=None, name: str = "actor"):
+        self.actor = actor
+        self.obs_dim = actor[0].in_features
+        self.num_actions = [m for m in actor if isinstance(m, torch.nn.Linear)][-1].out_features
+        self.greedy = greedy
+        self.name = name
+        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if obs.shape[1] != self.obs_dim:
+            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the model's {self.obs_dim} "
+                             f"(trained with other rules?)")
+        logits = self.actor(torch.as_tensor(obs, dtype=torch.float32))
+        m = torch.as_tensor(np.asarray(mask, bool))
+        logits = logits.masked_fill(~m, -torch.inf)
+        if self.greedy:
+            return logits.argmax(-1).numpy()
+        return torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator)[:, 0].numpy()

@@ -27,6 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.policies import MaskedActorPolicy
+
 __all__ = ["RLlibPolicy", "read_export", "build_actor", "ppo_config", "EXPORT_FORMAT", "ACTIVATIONS"]
 
 #: the ``format`` field written by :func:`hollywood_env.rllib.export_policy`
@@ -84,28 +86,11 @@ def build_actor(layers: list[dict], path="export") -> nn.Sequential:
     return actor.eval()
 
 
-class RLlibPolicy:
+class RLlibPolicy(MaskedActorPolicy):
     """An exported RLlib actor as a batched policy ``(obs, mask) -> actions`` (module docstring)."""
 
     def __init__(self, actor: nn.Sequential, greedy: bool = True, seed=None, name: str = "rllib"):
-        self.actor = actor
-        self.obs_dim = actor[0].in_features
-        self.num_actions = [m for m in actor if isinstance(m, nn.Linear)][-1].out_features
-        self.greedy = greedy
-        self.name = name
-        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
-
-    @torch.no_grad()
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] != self.obs_dim:
-            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the model's {self.obs_dim} "
-                             f"(trained with other rules?)")
-        logits = self.actor(torch.as_tensor(obs, dtype=torch.float32))
-        m = torch.as_tensor(np.asarray(mask, bool))
-        logits = logits.masked_fill(~m, -torch.inf)
-        if self.greedy:
-            return logits.argmax(-1).numpy()
-        return torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator)[:, 0].numpy()
+        super().__init__(actor, greedy=greedy, seed=seed, name=name)
 
     @classmethod
     def from_export(cls, path, rules=None, seed=None, greedy: bool = True) -> "RLlibPolicy":

@@ -37,6 +37,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.policies import MaskedActorPolicy
+
 __all__ = ["SB3Policy", "ACTIVATIONS"]
 
 #: the activation functions a model may name (SB3 stores them as ``"<class 'torch.nn...Name'>"``)
@@ -125,28 +127,11 @@ def build_actor(state: dict[str, torch.Tensor], activation: str, path="model") -
     return actor.eval()
 
 
-class SB3Policy:
+class SB3Policy(MaskedActorPolicy):
     """An SB3 actor as a batched policy ``(obs, mask) -> actions`` (see the module docstring)."""
 
     def __init__(self, actor: nn.Sequential, greedy: bool = True, seed=None, name: str = "sb3"):
-        self.actor = actor
-        self.obs_dim = actor[0].in_features
-        self.num_actions = actor[-1].out_features
-        self.greedy = greedy
-        self.name = name
-        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
-
-    @torch.no_grad()
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] != self.obs_dim:
-            raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the model's {self.obs_dim} "
-                             f"(trained with other rules?)")
-        logits = self.actor(torch.as_tensor(obs, dtype=torch.float32))
-        m = torch.as_tensor(np.asarray(mask, bool))
-        logits = logits.masked_fill(~m, -torch.inf)
-        if self.greedy:
-            return logits.argmax(-1).numpy()
-        return torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator)[:, 0].numpy()
+        super().__init__(actor, greedy=greedy, seed=seed, name=name)
 
     @classmethod
     def from_zip(cls, path, rules=None, seed=None, greedy: bool = True) -> "SB3Policy":
