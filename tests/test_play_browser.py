@@ -11,7 +11,10 @@ clicks the page like a person and reads the server's view through the API to che
 * the hand's end shows the result dialog with the explanation and both hands (after a knock),
   and after Next hand the scoresheet shows the points;
 * screenshots of the table, the result and the scoresheet are saved (``$HOLLYWOOD_SCREENSHOTS``,
-  else the test's temporary folder) and are non-empty PNGs.
+  else the test's temporary folder) and are non-empty PNGs;
+* on a phone (390 x 844 CSS px, touch) the page never scrolls sideways, every card of both hands
+  lies within the screen, and taps draw and discard (``HOLLYWOOD_UPDATE_DOCS_SCREENSHOTS=1`` also
+  refreshes ``docs/play/phone.png``).
 
 Skipped, with the reason, where Playwright, the play extra or a Chromium is missing
 (``tests/browser_check.py``; ``make test`` prints which). Bounded: every wait times out after
@@ -187,3 +190,109 @@ def test_a_hand_played_by_clicking(live_server, tmp_path):
     for name in ("table_start.png", "table.png", "result.png", "scoresheet.png"):
         data = (shots / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
+
+
+PHONE_W, PHONE_H = 390, 844
+DOCS_PHONE_SHOT = Path(__file__).resolve().parents[1] / "docs" / "play" / "phone.png"
+
+
+def test_a_hand_played_by_tapping_on_a_phone(live_server, tmp_path):
+    """At 390 x 844 CSS px with touch, the page never scrolls sideways and the whole hand is on
+    screen (at the start, after drawing, at 11 cards in the discard phase, at the hand's end),
+    and taps play the hand. Saves ``phone.png`` (11 cards, discard phase) to the screenshots
+    folder, and to docs/play/ with ``HOLLYWOOD_UPDATE_DOCS_SCREENSHOTS=1``."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, api, service = live_server
+    shots = _shots_dir(tmp_path)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
+        try:
+            context = browser.new_context(viewport={"width": PHONE_W, "height": PHONE_H},
+                                          has_touch=True, is_mobile=True, device_scale_factor=2)
+            page = context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.add_init_script("localStorage.setItem('hg.speed', '0')")
+            page.goto(url + "/")
+            page.wait_for_selector("body[data-version]")
+
+            def view():
+                r = api.get("/api/matches/current")
+                assert r.status_code == 200, r.text
+                return r.json()
+
+            def wait_version_after(old):
+                page.wait_for_function(f"document.body.dataset.version !== '{old}'", timeout=WAIT_MS)
+
+            def assert_fits(when):
+                # a mobile browser widens its layout viewport to fit wider content, so the
+                # width is checked against the phone's 390 px as well as against innerWidth
+                m = page.evaluate("""() => ({
+                    scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
+                    cards: [...document.querySelectorAll('#player-hand .card, #opponent-hand .card')]
+                        .map(e => { const r = e.getBoundingClientRect();
+                                    return [e.dataset.card || 'back', r.left, r.right]; })})""")
+                assert m["inner"] == PHONE_W, (when, m["inner"])
+                assert m["scroll"] <= m["inner"], (when, "scrolls sideways", m["scroll"])
+                off = [c for c in m["cards"] if c[1] < 0 or c[2] > PHONE_W]
+                assert not off, (when, "cards off screen", off)
+
+            v = view()
+            assert v["status"] == "playing" and v["table"]["to_move"] == "you"
+            assert_fits("start")
+            tapped_draw = tapped_discard = phone_shot = False
+            for _ in range(80):
+                v = view()
+                assert page.evaluate("document.body.dataset.version") == str(v["version"])
+                if v["status"] != "playing":
+                    break
+                t = v["table"]
+                if t["phase"] == "first_upcard":
+                    page.locator("#pile").tap()                 # take the upcard by a tap
+                    tapped_draw = True
+                elif t["phase"] == "draw":
+                    page.locator("#stock").tap()
+                    tapped_draw = True
+                else:
+                    assert page.locator("#player-hand .card").count() == 11
+                    assert_fits("discard phase, 11 cards")
+                    if not phone_shot:
+                        page.screenshot(path=str(shots / "phone.png"))
+                        phone_shot = True
+                    if t["legal"]["knock"]:
+                        page.locator("#btn-knock").tap()
+                        card = min(t["legal"]["knock"], key=lambda c: next(
+                            x["deadwood_after_discard"] for x in t["hand"] if x["card"] == c))
+                    else:
+                        ok = [c for c in t["hand"] if c["card"] in t["legal"]["discard"]]
+                        card = min(ok, key=lambda c: (c["deadwood_after_discard"], c["card"]))["card"]
+                    page.locator(f"#player-hand .card[data-card='{card}']").tap()
+                    tapped_discard = True
+                wait_version_after(v["version"])
+                v2 = view()
+                assert v2["version"] != v["version"]               # the tap moved the game on
+                if v2["status"] == "playing" and v2["table"]["to_move"] == "you":
+                    assert_fits(f"after a tap in phase {t['phase']}")
+            else:
+                pytest.fail("the hand did not end within 80 moves")
+            assert tapped_draw and tapped_discard and phone_shot
+
+            v = view()
+            assert v["status"] in ("hand_over", "match_over")
+            dialog = page.locator("#result-dialog")
+            expect(dialog).to_be_visible()
+            box = dialog.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE_W, box
+            assert_fits("hand over")
+            assert not errors, errors
+        finally:
+            browser.close()
+    data = (shots / "phone.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+    if os.environ.get("HOLLYWOOD_UPDATE_DOCS_SCREENSHOTS") == "1":  # the docs copy, only when asked
+        from PIL import Image
+
+        img = Image.open(shots / "phone.png").convert("RGB")
+        img.quantize(colors=96, method=Image.Quantize.MEDIANCUT).save(DOCS_PHONE_SHOT, optimize=True)
