@@ -20,22 +20,11 @@ import torch
 from agents.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
 from agents.ppo import PPOShard
 from agents.checkpoint import load_checkpoint
-from experiments.config import ConfigError, apply_overrides, load_config
+from experiments.config import ConfigError, apply_overrides
 from experiments.schema import TrainConfig
 from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
-
-# the tiny run of test_ppo.py: 4 updates of 16 games x 32 steps
-TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
-        "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
-        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100",
-        "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1", "--log.progress", "false",
-        "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
-
-
-def tiny(tmp_path, *extra):
-    return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp_path)] + list(extra))
-
+from helpers import assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 def test_collector_config_is_checked():
     cfg = apply_overrides(TrainConfig(), ["--ppo.num_games", "64", "--collector.num_workers", "4"])
@@ -174,32 +163,11 @@ def test_process_collector_matches_local(local_two_shards, tmp_path):
     assert_reaped(seen)
 
 
-def tiny_dqn_two_shards(tmp_path, *extra):
-    """A tiny DQN run in two shards (also tests/test_ray.py's)."""
-    return load_config(TrainConfig, "configs/dqn_tiny.yaml",
-                       ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
-                        "--dqn.hidden", "[32, 32]", "--dqn.learning_starts", "128", "--eval.bots", "[simple]",
-                        "--log.progress", "false", "--log.root", str(tmp_path), "--collector.num_workers", "2",
-                        *extra])
-
-
 @pytest.mark.slow  # the mechanism is in the default suite (local resume, process restarts)
 def test_dqn_collects_in_worker_processes_as_in_local_shards(tmp_path):
     local, _ = run_training(tiny_dqn_two_shards(tmp_path))
     processes, _ = run_training(tiny_dqn_two_shards(tmp_path, "--collector.kind", "process"))
     assert compare_metrics(read_metrics(local), read_metrics(processes)) == []
-
-
-def assert_restarts_left_the_run_unchanged(run, caplog, reference) -> None:
-    """A 4-update run whose workers were killed after updates 1 and 3 (also tests/test_ray.py's):
-    two restarts counted and logged, and every other metric equal to the uninterrupted ``reference``
-    (a worker restarted from its last state collects what it would have)."""
-    got = read_metrics(run)
-    assert [x["update"] for x in got] == [1, 2, 3, 4]
-    assert [x["charts/worker_restarts"] for x in got] == [0, 1, 1, 2]
-    assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
-    strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
-    assert compare_metrics(strip(reference), strip(got)) == []
 
 
 def test_killed_worker_process_is_restarted_and_the_run_is_unchanged(local_two_shards, tmp_path, caplog):

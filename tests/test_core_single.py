@@ -10,24 +10,7 @@ from hollywood_env import actions as A
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.rules import PRESETS, Rules
-from test_core import driver_policy
-
-
-def random_hands(rng, n):
-    """Half uniform 10/11-card hands, half meld-rich ones (cards drawn from four ranks and a few
-    extra cards), so sets of 3 and 4 and long runs all occur."""
-    hands = []
-    for i in range(n):
-        k = 10 + i % 2
-        if i % 2:
-            cards = rng.choice(52, size=k, replace=False)
-        else:
-            ranks = rng.choice(13, size=4, replace=False)
-            pool = np.unique(np.concatenate([[s * 13 + r for s in range(4) for r in ranks],
-                                             rng.choice(52, size=8, replace=False)]))
-            cards = rng.choice(pool, size=k, replace=False)
-        hands.append(sum(1 << int(c) for c in cards))
-    return hands
+from helpers import driver_policy, preset_seed, random_hands
 
 
 def test_python_int_melds_equal_the_batched_functions():
@@ -122,7 +105,7 @@ def count_fast_path(monkeypatch):
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_single_game_path_equals_batched_path(preset):
-    counts = play_both_paths(Rules.preset(preset), n_matches=6, seed=hash(preset) % 1000)
+    counts = play_both_paths(Rules.preset(preset), n_matches=6, seed=preset_seed(preset))
     assert counts["matches"] == 6
     assert counts["knocks"] > 0 and counts["fast"] > 0.8 * counts["steps"]
 
@@ -159,5 +142,5 @@ def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batch
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_single_game_path_equals_batched_path_many_matches(preset):
-    counts = play_both_paths(Rules.preset(preset), n_matches=60, seed=1000 + hash(preset) % 1000)
+    counts = play_both_paths(Rules.preset(preset), n_matches=60, seed=preset_seed(preset, offset=1000))
     assert counts["matches"] == 60

@@ -28,7 +28,7 @@ from hollywood_env.aec_env import classic_env, raw_env, wrapped_env
 from hollywood_env.render import RGB_SHAPE, table_view
 from hollywood_env.selfplay import random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv
-from test_safety_env import swap_hidden, visible_to
+from helpers import swap_hidden, visible_to
 
 FAST = "gin-rummy"
 

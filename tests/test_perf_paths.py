@@ -9,8 +9,7 @@ import pytest
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.sampling import random_legal_actions
-from test_core import driver_policy
-from test_core_single import random_hands
+from helpers import driver_policy, random_hands
 
 
 def all_fields(state):

@@ -10,7 +10,7 @@ import pytest
 from agents.checkpoint import load_checkpoint
 from experiments.runlog import read_metrics
 from experiments.train import compare_metrics, run_training
-from test_collectors import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards  # noqa: E501
+from helpers import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")

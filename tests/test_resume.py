@@ -272,7 +272,7 @@ def _wait_for_lines(run_root: Path, n: int, proc: subprocess.Popen, timeout: flo
     raise AssertionError("training too slow")
 
 
-@pytest.mark.parametrize("algo,sig", [("ppo", signal.SIGKILL), ("dqn", signal.SIGTERM),
+@pytest.mark.parametrize("algo,sig", [("ppo", signal.SIGKILL), pytest.param("dqn", signal.SIGTERM, marks=pytest.mark.slow),
                                       pytest.param("dqn", signal.SIGKILL, marks=pytest.mark.slow),
                                       pytest.param("ppo", signal.SIGINT, marks=pytest.mark.slow)])
 def test_killed_cli_run_resumes_to_the_same_result(tmp_path, algo, sig):

@@ -21,6 +21,7 @@ from hollywood_env.cards import mask_to_cards, parse_card
 from hollywood_env.render import hand_summary, render_state
 from hollywood_env.selfplay import SelfPlayBatch, random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv, IllegalActionError, ResetNeededError
+from helpers import revealed_at_hand_end, swap_hidden, visible_to
 
 NAMES = ("player_0", "player_1")
 FAST = Rules(target=30)
@@ -51,30 +52,6 @@ def no_knock(rng):
     return policy
 
 
-def public_cards(state, g: int) -> set[int]:
-    """Cards every player has seen: the discard pile, every discard, the cards taken from the pile."""
-    cards = set(int(c) for c in state.pile[g, :int(state.pile_size[g])])
-    for p in (0, 1):
-        cards |= set(mask_to_cards(int(state.discarded[g, p]))) | set(mask_to_cards(int(state.known[g, p])))
-    return cards
-
-
-def revealed_at_hand_end(state, g: int, viewer: int) -> set[int]:
-    """docs/rules.md sections 2.5-2.7: after a knock, gin or big gin both hands are laid out; at a
-    wall nobody lays down, so the viewer sees only its own hand."""
-    if not state.hand_ended[g]:
-        return set()
-    if int(state.hand_kind[g]) == KIND_WALL:
-        return set(mask_to_cards(int(state.ended_hands[g, viewer])))
-    return set(mask_to_cards(int(state.ended_hands[g, 0]))) | set(mask_to_cards(int(state.ended_hands[g, 1])))
-
-
-def visible_to(state, g: int, viewer: int) -> set[int]:
-    """Every card ``viewer`` may read now: its hand, the public cards, what the last hand's end revealed."""
-    own = set(mask_to_cards(int(state.hands[g, viewer])))
-    return own | public_cards(state, g) | revealed_at_hand_end(state, g, viewer)
-
-
 def info_cards(info: dict) -> set[int]:
     out = set()
     for cards in info.get("hands", {}).values():
@@ -97,21 +74,6 @@ def render_text(env) -> str:
 def quiet_step(env, action):
     with redirect_stdout(io.StringIO()):
         env.step(action)
-
-
-def swap_hidden(state, g: int, viewer: int, rng, keep=()):
-    """Exchange cards ``viewer`` cannot see in game ``g``: shuffle the unread stock and swap the
-    opponent's unrevealed cards (not those in ``keep``) with stock cards."""
-    opp = 1 - viewer
-    pos = int(state.stock_pos[g])
-    state.deck[g, pos:] = rng.permutation(state.deck[g, pos:])
-    hidden = [c for c in mask_to_cards(int(state.hands[g, opp] & ~state.known[g, opp])) if c not in keep]
-    k = min(len(hidden), 52 - pos)
-    for h, p in zip(rng.permutation(hidden)[:k], range(pos, pos + k)):
-        s = int(state.deck[g, p])
-        state.hands[g, opp] = (state.hands[g, opp] & ~np.uint64(1 << int(h))) | np.uint64(1 << s)
-        state.deck[g, p] = h
-    return k
 
 
 def clone(env):
@@ -330,7 +292,10 @@ def test_selfplay_batch_info_carries_no_cards():
 # --- 6. seeding: the same seed gives the same match with every opponent ----------------------------
 
 STOCHASTIC = {"random": True, "neller": True, "simple": False, "hollywood": False}
-BOT_NAMES = [n for n in registered_names()]
+# the default search plans with 64 worlds and marjj rollouts (minutes here): the default suite
+# checks a small search of the same code, the slow suite the registered default
+BOT_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n == "search" else n for n in registered_names()]
+BOT_NAMES.append("search:worlds=4,rollout=simple")
 
 
 def _rules_for(name: str) -> Rules:
