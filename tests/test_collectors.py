@@ -67,6 +67,7 @@ def test_shard_state_round_trip_gives_the_same_next_batch(tmp_path):
     assert vars(x.stats) == vars(y.stats)
 
 
+@pytest.mark.slow  # two shards in one process; test_process_collector_matches_local covers two shards by default
 def test_two_local_shards_run_and_reproduce(tmp_path):
     run1, m1 = run_training(tiny(tmp_path, "--collector.num_workers", "2"))
     assert m1["charts/worker_restarts"] == 0
