@@ -120,9 +120,9 @@ class DQNConfig:
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The margin term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
-        if not self.expert:
-            return 0.0
-        return self.expert_coef * max(0.0, 1.0 - (update - 1) / (self.expert_until * num_updates))
+        from agents.trainutil import expert_weight
+
+        return expert_weight(self.expert, self.expert_coef, self.expert_until, update, num_updates)
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
@@ -144,15 +144,11 @@ class DQNConfig:
                 allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
                            else f"{'>=' if closed else '>'} {low:g} and finite")
                 raise ValueError(f"dqn.{name} must be a number {allowed}, got {v!r}")
-        if not (np.isfinite(self.expert_coef) and self.expert_coef >= 0):
-            raise ValueError(f"dqn.expert_coef must be a finite number >= 0, got {self.expert_coef!r}")
+        from agents.trainutil import check_expert_fields
+
+        check_expert_fields("dqn", self.expert, self.expert_coef, self.expert_until)
         if not (np.isfinite(self.expert_margin) and self.expert_margin >= 0):
             raise ValueError(f"dqn.expert_margin must be a finite number >= 0 (reward units), got {self.expert_margin!r}")
-        if not (np.isfinite(self.expert_until) and 0 < self.expert_until <= 1):
-            raise ValueError(f"dqn.expert_until must be a fraction of the run in (0, 1], got {self.expert_until!r}")
-        if self.expert is not None and not (isinstance(self.expert, str) and self.expert.strip()):
-            raise ValueError(f"dqn.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
-                             f"got {self.expert!r}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"dqn.batch_size ({self.batch_size}) must be <= dqn.buffer_size ({self.buffer_size}): "
                              f"a batch is sampled from the replay buffer")

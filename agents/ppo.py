@@ -73,9 +73,9 @@ class PPOConfig:
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
-        if not self.expert:
-            return 0.0
-        return self.expert_coef * max(0.0, 1.0 - (update - 1) / (self.expert_until * num_updates))
+        from agents.trainutil import expert_weight
+
+        return expert_weight(self.expert, self.expert_coef, self.expert_until, update, num_updates)
 
     @property
     def critic_inputs(self) -> int:
@@ -104,13 +104,9 @@ class PPOConfig:
                            else f"{'>=' if closed else '>'} {low:g} and finite")
                 raise ValueError(f"ppo.{name} must be a number {allowed}{' (or null)' if name == 'target_kl' else ''}, "
                                  f"got {v!r}")
-        if not (np.isfinite(self.expert_coef) and self.expert_coef >= 0):
-            raise ValueError(f"ppo.expert_coef must be a finite number >= 0, got {self.expert_coef!r}")
-        if not (np.isfinite(self.expert_until) and 0 < self.expert_until <= 1):
-            raise ValueError(f"ppo.expert_until must be a fraction of the run in (0, 1], got {self.expert_until!r}")
-        if self.expert is not None and not (isinstance(self.expert, str) and self.expert.strip()):
-            raise ValueError(f"ppo.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
-                             f"got {self.expert!r}")
+        from agents.trainutil import check_expert_fields
+
+        check_expert_fields("ppo", self.expert, self.expert_coef, self.expert_until)
         if not self.hidden:
             raise ValueError("ppo.hidden needs at least one layer size, got []")
         if any(h < 1 for h in self.hidden):

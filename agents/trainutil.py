@@ -24,6 +24,27 @@ def seed_everything(seed: int, torch_threads: int):
     return np.random.default_rng(seed), torch.Generator().manual_seed(seed)
 
 
+def expert_weight(expert: str | None, coef: float, until: float, update: int, num_updates: int) -> float:
+    """The imitation term's weight at ``update`` (1-based) of ``num_updates``: ``coef`` at the
+    first update, decaying linearly to 0 at the fraction ``until`` of the run; 0 without an expert
+    (``ppo.expert`` / ``dqn.expert``)."""
+    if not expert:
+        return 0.0
+    return coef * max(0.0, 1.0 - (update - 1) / (until * num_updates))
+
+
+def check_expert_fields(section: str, expert, coef: float, until: float) -> None:
+    """The ``<section>.expert*`` values of a config, each checked (a ValueError naming the key, the
+    value and what is allowed)."""
+    if not (np.isfinite(coef) and coef >= 0):
+        raise ValueError(f"{section}.expert_coef must be a finite number >= 0, got {coef!r}")
+    if not (np.isfinite(until) and 0 < until <= 1):
+        raise ValueError(f"{section}.expert_until must be a fraction of the run in (0, 1], got {until!r}")
+    if expert is not None and not (isinstance(expert, str) and expert.strip()):
+        raise ValueError(f"{section}.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
+                         f"got {expert!r}")
+
+
 def make_expert(name: str | None, rules, seed, key: str = "ppo.expert"):
     """The bot ``name`` that labels positions for an imitation term (None: no expert); a
     ValueError, naming the config ``key``, when it is not a bot that plays from the observation
