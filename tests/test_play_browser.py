@@ -73,6 +73,27 @@ def _shots_dir(tmp_path) -> Path:
     return d
 
 
+def _open_page(page, url: str) -> list[str]:
+    """Load the play page in ``page`` with animations off; returns the list its page errors go to."""
+    page.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script("localStorage.setItem('hg.speed', '0')")  # no animation delays
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-version]")
+    return errors
+
+
+def _current_view(api) -> dict:
+    r = api.get("/api/matches/current")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _wait_version_after(page, old) -> None:
+    page.wait_for_function(f"document.body.dataset.version !== '{old}'", timeout=WAIT_MS)
+
+
 def test_a_hand_played_by_clicking(live_server, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
@@ -82,20 +103,13 @@ def test_a_hand_played_by_clicking(live_server, tmp_path):
         browser = pw.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox"])
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.set_default_timeout(WAIT_MS)
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.add_init_script("localStorage.setItem('hg.speed', '0')")  # no animation delays
-            page.goto(url + "/")
-            page.wait_for_selector("body[data-version]")
+            errors = _open_page(page, url)
 
             def view():
-                r = api.get("/api/matches/current")
-                assert r.status_code == 200, r.text
-                return r.json()
+                return _current_view(api)
 
             def wait_version_after(old):
-                page.wait_for_function(f"document.body.dataset.version !== '{old}'", timeout=WAIT_MS)
+                _wait_version_after(page, old)
 
             v = view()
             assert v["status"] == "playing" and v["table"]["to_move"] == "you"
@@ -211,20 +225,13 @@ def test_a_hand_played_by_tapping_on_a_phone(live_server, tmp_path):
             context = browser.new_context(viewport={"width": PHONE_W, "height": PHONE_H},
                                           has_touch=True, is_mobile=True, device_scale_factor=2)
             page = context.new_page()
-            page.set_default_timeout(WAIT_MS)
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.add_init_script("localStorage.setItem('hg.speed', '0')")
-            page.goto(url + "/")
-            page.wait_for_selector("body[data-version]")
+            errors = _open_page(page, url)
 
             def view():
-                r = api.get("/api/matches/current")
-                assert r.status_code == 200, r.text
-                return r.json()
+                return _current_view(api)
 
             def wait_version_after(old):
-                page.wait_for_function(f"document.body.dataset.version !== '{old}'", timeout=WAIT_MS)
+                _wait_version_after(page, old)
 
             def assert_fits(when):
                 # a mobile browser widens its layout viewport to fit wider content, so the
