@@ -38,8 +38,10 @@ def eval_points(run: Path, bot: str, cores: float) -> list[tuple[float, float, i
     tag = f"eval/win_rate_vs_{bot}"
     if tag not in acc.Tags().get("scalars", []):
         raise SystemExit(f"{run}: no {tag} in its TensorBoard events (was {bot} in eval.bots?)")
+    if "charts/SPS" not in acc.Tags().get("scalars", []):
+        raise SystemExit(f"{run}: no charts/SPS in its TensorBoard events: not a run folder of hollywood train?")
     first = acc.Scalars("charts/SPS")[0]
-    first_step = acc.Scalars("charts/SPS")[0].step
+    first_step = first.step
     start = first.wall_time - first_step / max(first.value, 1e-9)
     pairs = _eval_pairs(run)
     return [((e.wall_time - start) / 60.0 * cores, float(e.value), 2 * pairs) for e in acc.Scalars(tag)]
@@ -49,7 +51,10 @@ def _eval_pairs(run: Path) -> int:
     """``eval.pairs`` of the run's resolved config (config.yaml, written by ``hollywood train``)."""
     import yaml
 
-    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    path = run / "config.yaml"
+    if not path.is_file():
+        raise SystemExit(f"{run}: no config.yaml: not a run folder of hollywood train")
+    cfg = yaml.safe_load(path.read_text())
     return int(cfg["eval"]["pairs"])
 
 
