@@ -72,7 +72,8 @@ def match_returns(r: PairingResult, reward: str) -> np.ndarray:
     """A's return in each game (per-game array) under ``reward`` (:func:`hollywood_env.rewards.match_return`)."""
     check_reward(reward)
     return match_return(reward, np.stack([r.a_points, r.b_points], axis=1), np.stack([r.a_total, r.b_total], axis=1),
-                        np.stack([r.a_games, r.b_games], axis=1), r.match_winner)
+                        np.stack([r.a_games, r.b_games], axis=1), r.match_winner,
+                        hands_won=np.stack([r.a_hands, r.b_hands], axis=1))
 
 
 def match_scores(r: PairingResult) -> np.ndarray:

@@ -3,13 +3,16 @@
 The core (:mod:`hollywood_env.core`) reports, after every step, the *raw* change of each player's
 scoresheet total (``state.rewards``, not zero-sum) and the events of the step (hand ended, its
 kind, winner and points, the games that ended, the match result). The environments turn those
-into zero-sum rewards with one of four modes, chosen by a :class:`RewardConfig`:
+into zero-sum rewards with one of five modes, chosen by a :class:`RewardConfig`:
 
 =============  ============================================================================
 mode           reward of player ``p`` at a step (the opponent gets the negative)
 =============  ============================================================================
 ``hand``       when a hand ends: ``+points / 100`` to its winner (columns and game bonuses
                ignored; a wall gives 0)
+``hands``      when a hand ends: ``+1`` to its winner (points ignored; a wall gives 0). The
+               return of a single hand is then its win (+1) or loss (-1), what a hand win
+               rate counts
 ``hollywood``  (default) ``(raw_p - raw_opp) / 100``: the change of the scoresheet totals,
                i.e. the hand's points times the number of in-progress columns they were
                entered in, plus the game, box and shutout bonuses when a game ends
@@ -41,14 +44,14 @@ from typing import Any, Mapping
 import numpy as np
 
 #: the reward modes of docs/rules.md section 6
-MODES = ("hand", "hollywood", "games", "match")
+MODES = ("hand", "hands", "hollywood", "games", "match")
 
 
 @dataclass(frozen=True)
 class RewardConfig:
     """How the environments reward the agents (see the module docstring).
 
-    mode: one of ``"hand"``, ``"hollywood"`` (default), ``"games"``, ``"match"``.
+    mode: one of ``"hand"``, ``"hands"``, ``"hollywood"`` (default), ``"games"``, ``"match"``.
     scale: a factor applied to every reward (default 1.0).
     per_hand_episodes: end the episode when a hand ends instead of when the match ends.
     """
@@ -115,10 +118,10 @@ def shaped_rewards(state, config: RewardConfig, stepped: np.ndarray | None = Non
     if mode == "hollywood":
         raw = state.rewards
         diff = (raw[:, 0] - raw[:, 1]) / 100.0
-    elif mode == "hand":
+    elif mode == "hand" or mode == "hands":
         won = state.hand_ended & (state.hand_winner >= 0)
         sign = np.where(state.hand_winner == 0, 1.0, -1.0)
-        diff = np.where(won, sign * state.hand_points / 100.0, 0.0)
+        diff = np.where(won, sign * (state.hand_points / 100.0 if mode == "hand" else 1.0), 0.0)
     elif mode == "games":
         ended = state.games_ended
         if not ended.any():
@@ -139,12 +142,12 @@ def shaped_rewards(state, config: RewardConfig, stepped: np.ndarray | None = Non
 
 
 def match_return(mode: str, hand_points: np.ndarray, totals: np.ndarray, games_won: np.ndarray,
-                 match_winner: np.ndarray, scale: float = 1.0) -> np.ndarray:
+                 match_winner: np.ndarray, scale: float = 1.0, hands_won: np.ndarray | None = None) -> np.ndarray:
     """Seat 0's return over whole matches under ``mode``: what :func:`shaped_rewards` pays it,
     summed over each match, from the match's results (arrays over ``n`` matches):
     ``hand_points (n, 2)`` points of the hands each seat won, ``totals (n, 2)`` the final
     scoresheet totals (columns plus bonuses), ``games_won (n, 2)``, ``match_winner (n,)`` (0, 1,
-    2 for a drawn match, -1 unfinished). Evaluation reports returns with it
+    2 for a drawn match, -1 unfinished) and, for ``hands`` mode only, ``hands_won (n, 2)``. Evaluation reports returns with it
     (``hollywood evaluate --reward``); tests/test_rewards.py checks it against the summed step
     rewards of whole matches in every mode, so a new mode is added here and in
     :func:`shaped_rewards` together."""
@@ -152,6 +155,10 @@ def match_return(mode: str, hand_points: np.ndarray, totals: np.ndarray, games_w
         raise ValueError(f"unknown reward mode {mode!r}; valid modes: {', '.join(MODES)}")
     if mode == "hand":
         out = (hand_points[:, 0] - hand_points[:, 1]) / 100.0
+    elif mode == "hands":
+        if hands_won is None:
+            raise ValueError("match_return: the 'hands' mode needs hands_won, the hands each seat won (n, 2)")
+        out = (hands_won[:, 0] - hands_won[:, 1]).astype(np.float64)
     elif mode == "hollywood":
         out = (totals[:, 0] - totals[:, 1]) / 100.0
     elif mode == "games":

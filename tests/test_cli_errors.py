@@ -207,7 +207,7 @@ ROWS = [
     ("evaluate-rules-typo", ["evaluate", "random", "simple", "--rules", "holywood"],
      ["'holywood'", "did you mean 'hollywood'"], False),
     ("evaluate-reward-unknown", ["evaluate", "random", "simple", "--reward", "points"],
-     ["'points'", "hand, hollywood, games, match"], False),
+     ["'points'", "hand, hands, hollywood, games, match"], False),
     ("evaluate-set-typo", ["evaluate", "random", "simple", "--set", "knock=3"], ["'knock'", "did you mean"], False),
     ("evaluate-set-type", ["evaluate", "random", "simple", "--set", "knock_limit=abc"],
      ["knock_limit", "abc", "integer"], False),

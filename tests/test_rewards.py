@@ -44,7 +44,7 @@ def run_selfplay(mode, steps, rules=FAST, n=64, seed=0, per_hand=False):
 
 def test_reward_config_validation():
     assert RewardConfig().mode == "hollywood" and RewardConfig().scale == 1.0
-    with pytest.raises(ValueError, match="unknown reward mode 'points'.*hand, hollywood, games, match"):
+    with pytest.raises(ValueError, match="unknown reward mode 'points'.*hand, hands, hollywood, games, match"):
         RewardConfig(mode="points")
     with pytest.raises(TypeError, match="scale must be a number"):
         RewardConfig(scale="big")
@@ -104,6 +104,17 @@ def test_hand_mode_pays_hand_points_to_the_winner():
         np.testing.assert_allclose(r[:, 0], expect)
         seen += int(won.sum())
     assert seen > 50
+
+
+def test_hands_mode_pays_one_per_hand_won_and_nothing_for_a_wall():
+    won_seen = 0
+    for batch, _, (obs, mask, player, r, term, trunc, info) in run_selfplay("hands", 400):
+        assert np.array_equal(r[:, 0], -r[:, 1])
+        won = info["hand_ended"] & (info["hand_winner"] >= 0)
+        expect = np.where(won, np.where(info["hand_winner"] == 0, 1.0, -1.0), 0.0)
+        np.testing.assert_array_equal(r[:, 0], expect)
+        won_seen += int(won.sum())
+    assert won_seen > 50
 
 
 def test_games_mode_pays_one_per_game_won():
@@ -225,6 +236,7 @@ def test_match_return_is_the_sum_of_the_step_rewards_in_every_mode(preset):
     rng = np.random.default_rng(5)
     summed = {mode: np.zeros(n) for mode in MODES}
     points = np.zeros((n, 2))
+    hands = np.zeros((n, 2))
     running = np.ones(n, dtype=bool)
     for _ in range(20000):
         if not running.any():
@@ -234,14 +246,17 @@ def test_match_return_is_the_sum_of_the_step_rewards_in_every_mode(preset):
             summed[mode] += np.where(running, shaped_rewards(state, RewardConfig(mode=mode), running)[:, 0], 0.0)
         won = running & state.hand_ended & (state.hand_winner >= 0)
         points[won, state.hand_winner[won].astype(np.int64)] += state.hand_points[won]
+        hands[won, state.hand_winner[won].astype(np.int64)] += 1
         running &= ~state.terminated
     assert not running.any(), "matches did not finish"
     gw = state.sheet.game_winner
     games = np.stack([(gw == 0).sum(axis=1), (gw == 1).sum(axis=1)], axis=1)
     totals = state.sheet.totals().sum(axis=2)
     for mode in MODES:
-        expected = match_return(mode, points, totals, games, state.match_winner.astype(np.int64))
+        expected = match_return(mode, points, totals, games, state.match_winner.astype(np.int64), hands_won=hands)
         np.testing.assert_allclose(summed[mode], expected, atol=1e-9, err_msg=mode)
         assert np.abs(expected).sum() > 0, mode  # the check saw non-zero returns
     with pytest.raises(ValueError, match="unknown reward mode 'nope'"):
         match_return("nope", points, totals, games, state.match_winner)
+    with pytest.raises(ValueError, match="needs hands_won"):
+        match_return("hands", points, totals, games, state.match_winner)

@@ -184,7 +184,7 @@ def test_cli_tournament_writes_files(tmp_path, capsys):
     (["evaluate", "simple", "ppo:/no/such.pt"], "no such checkpoint file or run folder"),
     (["evaluate", "simple", "simple", "--rules", "bogus"], "valid presets: hollywood, hollywood-nordic"),
     (["evaluate", "simple", "simple", "--set", "knock_limt=3"], "valid options:"),
-    (["evaluate", "simple", "simple", "--reward", "bogus"], "valid modes: hand, hollywood, games, match"),
+    (["evaluate", "simple", "simple", "--reward", "bogus"], "valid modes: hand, hands, hollywood, games, match"),
     (["tournament", "simple"], "at least two agents"),
 ])
 def test_cli_errors_are_clear(argv, message, capsys):
