@@ -12,9 +12,15 @@
   ``raw_env``, random legal actions from the observation's mask, the usual ``agent_iter`` /
   ``last`` / ``step`` loop, resetting after every match. Steps/s = decisions/s.
 * RLCard ``gin-rummy`` (when rlcard is installed: the ``bench`` extra): ``env.run`` with random
-  agents, as in ``benchmarks/throughput.py``; the last lines are ``env()`` / RLCard, from the
-  rows and from ``--ratio-rounds`` alternating 1 s rounds of each (their median: robust to a
-  load that changes during the run; pin to one core for the one-core figure: ``taskset -c 0``).
+  agents, as in ``benchmarks/throughput.py``; the ratios are medians of alternating 1 s rounds,
+  robust to a load that changes during the run; pin to one core for the one-core figure:
+  ``taskset -c 0 python benchmarks/env_throughput.py``.
+* OpenSpiel ``gin_rummy`` (when pyspiel is installed: the ``bench`` extra), driven from Python
+  as a user who plays games one at a time would: a clone of a prepared initial state, then at
+  every decision ``observation_tensor()`` and ``legal_actions()`` and a uniformly random legal
+  action; chance nodes (the deal, stock draws) are sampled from ``chance_outcomes()`` and not
+  counted. Steps/s = decisions/s, the AEC env's unit. The last lines give ``env()`` / OpenSpiel
+  and ``env()`` / RLCard, each from ``--ratio-rounds`` alternating 1 s rounds (their median).
 * AEC ceiling: a do-nothing AEC env with the same spaces (its matches last 500 steps) in the
   same loop, bare and in the same PettingZoo wrappers as ``env()``: the most any AEC env can
   reach here, and the cost of the wrappers alone.
@@ -150,6 +156,52 @@ def bench_aec(make, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
+class OpenSpielRun:
+    """OpenSpiel ``gin_rummy`` decisions/s from Python (see the module docstring)."""
+
+    def __init__(self, seed: int = 0):
+        import pyspiel
+
+        self.root = pyspiel.load_game("gin_rummy").new_initial_state()
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, seconds: float) -> float:
+        rng, root = self.rng, self.root
+        state = root.clone()
+        steps = 0
+        start = time.perf_counter()
+        while True:
+            if state.is_terminal():
+                state = root.clone()
+            elif state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+            else:
+                state.observation_tensor()
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                steps += 1
+                if steps % 1000 == 0 and time.perf_counter() - start >= seconds:
+                    break
+        return steps / (time.perf_counter() - start)
+
+
+def bench_openspiel(seconds: float) -> float | None:
+    """OpenSpiel gin_rummy decisions/s (:class:`OpenSpielRun`), None without pyspiel."""
+    try:
+        run = OpenSpielRun()
+    except ImportError:
+        return None
+    return run(seconds)
+
+
+def alternating_ratio(env_rate, peer_rate, rounds: int) -> tuple[float, list[tuple[float, float]]]:
+    """The median of ``env_rate(1.0) / peer_rate(1.0)`` over ``rounds`` alternating rounds."""
+    pairs = [(env_rate(1.0), peer_rate(1.0)) for _ in range(rounds)]
+    ratios = sorted(a / b for a, b in pairs)
+    return ratios[len(ratios) // 2], pairs
+
+
 def bench_rlcard(seconds: float) -> float | None:
     """RLCard gin-rummy decisions/s (``benchmarks/throughput.py``'s loop), None without rlcard."""
     try:
@@ -181,6 +233,9 @@ def main() -> None:
     rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, 20_000))
     rows.append(("AEC ceiling: do-nothing env, wrapped as env()", "steps/s", bench_aec(wrapped_null_aec, args.seconds), None, None))
     rows.append(("AEC ceiling: do-nothing env, bare", "steps/s", bench_aec(NullAEC, args.seconds), None, None))
+    openspiel = bench_openspiel(args.seconds)
+    if openspiel is not None:
+        rows.append(("OpenSpiel gin_rummy from Python (random)", "decisions/s", openspiel, None, None))
     rlcard = bench_rlcard(args.seconds)
     if rlcard is not None:
         rows.append(("RLCard gin-rummy, env.run (random agents)", "decisions/s", rlcard, None, None))
@@ -194,16 +249,17 @@ def main() -> None:
         eo = f"{env_only:>12,.0f}" if env_only is not None else f"{'':>12}"
         tg = f"{target:>9,}" if target else f"{'':>9}"
         print(f"| {name:<46} | {unit:<15} | {value:>12,.0f} | {eo} | {tg} |")
-    if rlcard is not None:
-        print(f"env() / RLCard: {aec_env / rlcard:.2f}x (rows above)")
-        # on a loaded machine, alternate short rounds so both see the same load
-        rounds = [(bench_aec(lambda: H.env(rules=args.rules), 1.0), bench_rlcard(1.0)) for _ in range(args.ratio_rounds)]
-        ratios = sorted(a / b for a, b in rounds)
-        print(f"env() / RLCard, {args.ratio_rounds} alternating 1 s rounds: median {ratios[len(ratios) // 2]:.2f}x "
-              f"(range {ratios[0]:.2f}-{ratios[-1]:.2f}; env() {', '.join(f'{a:,.0f}' for a, _ in rounds)}; "
-              f"RLCard {', '.join(f'{b:,.0f}' for _, b in rounds)})")
-    else:
-        print("RLCard not installed (pip install rlcard, or the bench extra): no env() / RLCard ratio")
+    aec_rate = lambda seconds: bench_aec(lambda: H.env(rules=args.rules), seconds)  # noqa: E731
+    peers = [("OpenSpiel", openspiel, OpenSpielRun() if openspiel is not None else None, "pip install open_spiel"),
+             ("RLCard", rlcard, bench_rlcard, "pip install rlcard")]
+    for name, rate, peer, how in peers:
+        if rate is None:
+            print(f"{name} not installed ({how}, or the bench extra): no env() / {name} ratio")
+            continue
+        median, pairs = alternating_ratio(aec_rate, peer, args.ratio_rounds)
+        print(f"env() / {name}: {aec_env / rate:.2f}x (rows above); {args.ratio_rounds} alternating 1 s rounds: "
+              f"median {median:.2f}x (range {min(a / b for a, b in pairs):.2f}-{max(a / b for a, b in pairs):.2f}; "
+              f"env() {', '.join(f'{a:,.0f}' for a, _ in pairs)}; {name} {', '.join(f'{b:,.0f}' for _, b in pairs)})")
 
 
 if __name__ == "__main__":

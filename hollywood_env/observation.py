@@ -90,13 +90,13 @@ def encode_one(state, game: int = 0, viewer: int | None = None, sheet_cache: "Sh
     if size > 0:
         out[PILE.start + state.pile[g, :size].astype(np.intp)] = _DEPTH[size, :size]
     phase = int(state.phase[g])
-    out[STOCK:] = (
+    out[STOCK:SHEET_START] = (
         (NUM_CARDS - int(state.stock_pos[g])) / 31.0,
         phase == PHASE_FIRST_UPCARD, phase == PHASE_DRAW, phase == PHASE_DISCARD,
         int(state.dealer[g]) == me, int(state.knock_limit[g]) / 10.0, int(state.multiplier[g]) > 1,
         min(int(state.hand_number[g]), 100) / 100.0,
-        *(sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)),
     )
+    out[SHEET_START:] = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
     return out
 
 
@@ -227,13 +227,16 @@ class SheetCache:
             self._features = np.empty((b, 2, state.rules.columns * SHEET_FEATURES), dtype=np.float32)
             self._one: dict = {}  # (game, viewer) -> (version, features_one list)
 
-    def features_one(self, state, game: int, viewer: int) -> list[float]:
-        """``sheet_features_one(state, game, viewer)``, from the cache (for :func:`encode_one`)."""
+    def features_one(self, state, game: int, viewer: int) -> np.ndarray:
+        """``sheet_features_one(state, game, viewer)`` as a float32 array, from the cache (for
+        :func:`encode_one`); read-only: copy it to change it."""
         self._follow(state)
         version = int(state.sheet.version[game])
         hit = self._one.get((game, viewer))
         if hit is None or hit[0] != version:
-            hit = self._one[game, viewer] = (version, sheet_features_one(state, game, viewer))
+            values = np.asarray(sheet_features_one(state, game, viewer), dtype=np.float32)
+            values.flags.writeable = False
+            hit = self._one[game, viewer] = (version, values)
         return hit[1]
 
     def features(self, state, games, viewer) -> np.ndarray:
