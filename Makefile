@@ -32,7 +32,7 @@ test-integrations: $(STAMP)
 	$(BIN)/pip install -q -e ".[torchrl,tianshou]" && $(BIN)/python -m pytest -q -m integrations
 
 quickstart: $(STAMP)
-	$(BIN)/python -m experiments.quickstart
+	$(BIN)/hollywood quickstart
 
 bench: $(STAMP)
 	$(BIN)/pip install -q -e ".[bench]"

@@ -120,7 +120,7 @@ def uniform_probabilities(info: InfoSet) -> np.ndarray:
 # --- the learned belief -----------------------------------------------------------------------------
 
 
-def belief_inputs(obs, history, rules: Rules) -> np.ndarray:
+def belief_inputs(obs: np.ndarray, history: np.ndarray | None, rules: Rules) -> np.ndarray:
     """``(n, INPUT_SIZE)`` float32 network inputs from observations ``(n, D)`` of ``rules`` and
     history encodings ``(n, HISTORY_SIZE)`` (``None``: no history)."""
     obs = np.asarray(obs, dtype=np.float32)
@@ -205,21 +205,21 @@ class LearnedBelief:
         self.meta = dict(meta or {})
 
     @classmethod
-    def from_file(cls, path=None) -> "LearnedBelief":
+    def from_file(cls, path: str | Path | None = None) -> "LearnedBelief":
         net, meta = load_belief(path if path is not None else default_belief_path())
         return cls(net, meta)
 
-    def logits(self, obs, history, rules: Rules) -> np.ndarray:
+    def logits(self, obs: np.ndarray, history: np.ndarray | None, rules: Rules) -> np.ndarray:
         x = torch.from_numpy(belief_inputs(obs, history, rules))
         with torch.no_grad():
             return self.net(x).numpy().astype(np.float64)
 
-    def probabilities(self, info: InfoSet, obs, history=None) -> np.ndarray:
+    def probabilities(self, info: InfoSet, obs: np.ndarray, history: np.ndarray | None = None) -> np.ndarray:
         """``(n, 52)`` for the information sets ``info`` read from ``obs`` (and ``history``)."""
         return apply_hard_facts(info, self.logits(obs, history, info.rules))
 
 
-def save_belief(path, net: BeliefNet, meta: dict) -> None:
+def save_belief(path: str | Path, net: BeliefNet, meta: dict) -> None:
     """Write ``net`` and ``meta`` (plain values: the model card's facts) weights-only."""
     data = {"format": BELIEF_FORMAT, "version": BELIEF_VERSION, "hidden": net.hidden, "layers": net.layers,
             "input_size": INPUT_SIZE, "model": {k: v.detach().clone() for k, v in net.state_dict().items()},
@@ -227,7 +227,7 @@ def save_belief(path, net: BeliefNet, meta: dict) -> None:
     atomic_write(path, lambda f: torch.save(data, f))
 
 
-def load_belief(path) -> tuple[BeliefNet, dict]:
+def load_belief(path: str | Path) -> tuple[BeliefNet, dict]:
     """``(net, meta)`` of a file written by :func:`save_belief`; a :class:`CheckpointError` for
     anything else (missing, empty, not a belief file, another input size, code in the file)."""
     p = Path(path)
@@ -253,7 +253,7 @@ def load_belief(path) -> tuple[BeliefNet, dict]:
 
 
 def heuristic_worlds(info: InfoSet, w: int, rng: np.random.Generator, oversample: int = 4,
-                     improve: float = 1.0, weights=None) -> core.State:
+                     improve: float = 1.0, weights: np.ndarray | None = None) -> core.State:
     """``w`` worlds per information set under the heuristic belief: the most believable
     (:func:`believability`) of ``w * oversample`` uniform worlds whose opponent hands were built
     up (:func:`build_up_opponent_hands`, ``improve`` draw-and-throw turns per opponent turn).

@@ -23,6 +23,7 @@ Rows whose mask has no legal action (a finished game) get action 0; callers igno
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any, Callable
 
 import numpy as np
 
@@ -31,10 +32,10 @@ from hollywood_env import observation as O
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, bools_to_masks, masks_to_bools
 from hollywood_env.rules import Rules, resolve_rules
-from hollywood_env.sampling import random_legal_actions
+from hollywood_env.sampling import SeedLike, as_generator, random_legal_actions
 
-__all__ = ["Bot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode", "highest_card",
-           "meldable_with", "best_knock"]
+__all__ = ["Bot", "PhaseBot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode",
+           "highest_card", "meldable_with", "best_knock"]
 
 U64 = np.uint64
 RANK = np.arange(NUM_CARDS) % 13
@@ -51,14 +52,8 @@ def _bits(masks: np.ndarray) -> np.ndarray:
     return masks_to_bools(masks)
 
 
-def _pc(masks) -> np.ndarray:
+def _pc(masks: np.ndarray) -> np.ndarray:
     return M.popcount(masks)
-
-
-def _to_generator(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
 
 
 # --- reading the observation ----------------------------------------------------------------
@@ -147,7 +142,7 @@ OPENSPIEL_INDEX = (SUIT + 1) % 4 * 13 + RANK
 OUR_SUITS_LOW_TO_HIGH = (0, 1, 2, 3)
 
 
-def highest_card(cands: np.ndarray, suits_low_to_high=OUR_SUITS_LOW_TO_HIGH) -> np.ndarray:
+def highest_card(cands: np.ndarray, suits_low_to_high: tuple[int, ...] = OUR_SUITS_LOW_TO_HIGH) -> np.ndarray:
     """Per row of ``cands`` (uint64), the highest-ranked card, ties by the higher suit in the
     order ``suits_low_to_high`` (our default: spades high; the same order as the highest
     deadwood value, then rank, then suit); -1 if empty."""
@@ -283,7 +278,7 @@ def openspiel_melded(hand: np.ndarray) -> np.ndarray:
             out[tie] = _openspiel_tied(hand[tie])
         return out
     p = M.suit_patterns(hand)
-    three = (p[0] & p[1] & (p[2] | p[3])) | (p[2] & p[3] & (p[0] | p[1]))  # ranks held 3+ times
+    three = M.ranks_held_3plus(*p)
     run = [M.RUN_BITS[q] for q in p]  # cards in 3+ stretches of their suit
     # No card both in a set and in a run: every set and every run is melded, one arrangement.
     out = np.zeros(hand.shape, dtype=np.uint64)
@@ -299,11 +294,11 @@ _SMALL_BATCH = 16
 _RUN_BITS_L = M.RUN_BITS.tolist()
 
 
-def _melded_if_unique(x: int):
+def _melded_if_unique(x: int) -> int | None:
     """:func:`openspiel_melded` of one hand (a Python int) when no card can go both in a set and
     in a run (then there is one best arrangement: every set and every run); else None."""
     p0, p1, p2, p3 = x & 0x1FFF, (x >> 13) & 0x1FFF, (x >> 26) & 0x1FFF, x >> 39
-    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    three = M.ranks_held_3plus(p0, p1, p2, p3)
     r0, r1, r2, r3 = _RUN_BITS_L[p0], _RUN_BITS_L[p1], _RUN_BITS_L[p2], _RUN_BITS_L[p3]
     if three & (r0 | r1 | r2 | r3):
         return None
@@ -337,21 +332,21 @@ class Bot:
 
     name = "bot"
 
-    def __init__(self, rules: Rules | str | None = None, seed=None):
+    def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None):
         self.rules = resolve_rules(rules)
-        self.rng = _to_generator(seed)
+        self.rng = as_generator(seed)
         self.obs_size = O.observation_size(self.rules)
 
-    def seed(self, seed=None) -> None:
+    def seed(self, seed: SeedLike = None) -> None:
         """Reseed the bot's randomness (an int, None or a ``np.random.Generator``, as for the
         constructor); the environments call it on every seeded reset. A bot that draws no random
         numbers (``simple``, ``hollywood``) plays the same whatever the seed."""
-        self.rng = _to_generator(seed)
+        self.rng = as_generator(seed)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(rules={self.rules.preset_name or 'custom'})"
 
-    def __call__(self, obs, mask) -> np.ndarray:
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(mask, dtype=bool)
         if obs.ndim == 1:
@@ -377,13 +372,22 @@ class Bot:
 
 class PhaseBot(Bot):
     """A bot with one rule for the upcard (first upcard or draw phase), :meth:`_draw`, and one
-    for the discard phase, :meth:`_discard`; ``full_view``: decode the whole observation."""
+    for the discard phase, :meth:`_discard`; ``full_view``: decode the whole observation.
+
+    :meth:`act_on_view` plays from a :class:`View` built by the caller (the search's rollouts
+    build it from the engine's state, without encoding an observation)."""
 
     full_view = False
 
-    def act(self, obs, mask):
-        v = decode(obs, mask, full=self.full_view)
-        out = np.zeros(obs.shape[0], dtype=np.int64)
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.act_on_view(decode(obs, mask, full=self.full_view), mask, obs)
+
+    def act_on_view(self, v: View, mask: np.ndarray, obs: np.ndarray | None = None) -> np.ndarray:
+        """The bot's actions ``(n,)`` from the view ``v`` of ``n`` rows and their legal masks
+        ``(n, 108)``: the upcard rule on the rows of ``v.take_phase``, the discard rule on those of
+        ``v.discard_phase``, 0 elsewhere. ``obs``: the observations the view was decoded from
+        (read by bots that look at the scoresheet, ``hollywood``; the others accept None)."""
+        out = np.zeros(v.hand.shape[0], dtype=np.int64)
         rows = np.flatnonzero(v.take_phase)
         if rows.size:
             out[rows] = self._draw(v, rows)
@@ -392,10 +396,11 @@ class PhaseBot(Bot):
             out[rows] = self._discard(obs, v, rows, mask)
         return out
 
-    def _draw(self, v: View, rows) -> np.ndarray:  # pragma: no cover - abstract
+    def _draw(self, v: View, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _discard(self, obs, v: View, rows, mask) -> np.ndarray:  # pragma: no cover - abstract
+    def _discard(self, obs: np.ndarray | None, v: View, rows: np.ndarray,
+                 mask: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -404,7 +409,7 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def act(self, obs, mask):
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return random_legal_actions(mask, self.rng)
 
 
@@ -471,7 +476,8 @@ class SimpleBot(PhaseBot):
         return out
 
 
-def take_upcard(v: View, rows, rules: Rules, melded=None) -> np.ndarray:
+def take_upcard(v: View, rows: np.ndarray, rules: Rules,
+                melded: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The simple bot's upcard rule for the rows ``rows``: the upcard lies in a meld of the best
     arrangement of hand + upcard, or taking it lets us knock (with a legal discard).
     ``melded``: the function giving the melded cards of the best arrangement (default: ours,
@@ -506,7 +512,7 @@ def best_knock(hand: np.ndarray, knocks: np.ndarray, openspiel_ties: bool = Fals
     return _best_per_row(r, c, key, hand.shape[0])
 
 
-def _knock_key(dw, c):
+def _knock_key(dw: np.ndarray, c: np.ndarray) -> np.ndarray:
     return (dw * 16 + 15 - VALUE[c]) * 64 + 63 - c
 
 
@@ -590,7 +596,8 @@ class HollywoodBot(PhaseBot):
     name = "hollywood"
     full_view = True  # reads the discards and the opponent's known cards too
 
-    def __init__(self, rules: Rules | str | None = None, seed=None, params: HollywoodParams | None = None, **kw):
+    def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, params: HollywoodParams | None = None,
+                 **kw: Any):
         super().__init__(rules, seed)
         params = params or HollywoodParams()
         if kw:
@@ -603,7 +610,7 @@ class HollywoodBot(PhaseBot):
         self._sheet = O.sheet_slice(self.rules)
 
     # --- the sheet ----------------------------------------------------------------------------
-    def stance(self, obs: np.ndarray):
+    def stance(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(urgent, patient)`` bool arrays from the scoresheet features."""
         c = self.rules.columns
         f = obs[:, self._sheet].reshape(obs.shape[0], c, O.SHEET_FEATURES)

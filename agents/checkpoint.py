@@ -39,6 +39,7 @@ import tempfile
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Any, BinaryIO, Callable
 
 import numpy as np
 import torch
@@ -57,7 +58,7 @@ class CheckpointError(ValueError):
 # --- plain data ----------------------------------------------------------------------------------
 
 
-def to_plain(obj):
+def to_plain(obj: Any) -> Any:
     """``obj`` with every numpy array (and numpy scalar) turned into data ``torch.load`` accepts
     with ``weights_only=True``. Raises TypeError on anything else that is not plain data."""
     if isinstance(obj, np.ndarray):
@@ -77,7 +78,7 @@ def to_plain(obj):
     raise TypeError(f"cannot store a {type(obj).__name__} in a checkpoint (only tensors, arrays and plain values)")
 
 
-def from_plain(obj):
+def from_plain(obj: Any) -> Any:
     """The inverse of :func:`to_plain` (arrays come back as numpy arrays of their own dtype)."""
     if isinstance(obj, dict):
         if "__ndarray__" in obj and set(obj) == {"__ndarray__", "dtype"}:
@@ -96,7 +97,7 @@ def from_plain(obj):
 # --- atomic writes -------------------------------------------------------------------------------
 
 
-def atomic_write(path, write) -> None:
+def atomic_write(path: str | Path, write: Callable[[BinaryIO], Any]) -> None:
     """Call ``write(binary_file)`` on a temporary file next to ``path``, flush and fsync it, then
     rename it over ``path``: readers (and a later run) see the old file or the new one, never a
     part of one."""
@@ -125,11 +126,11 @@ def atomic_write(path, write) -> None:
         pass
 
 
-def atomic_write_text(path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write(path, lambda f: f.write(text.encode("utf-8")))
 
 
-def save_checkpoint(ckpt: dict, path) -> None:
+def save_checkpoint(ckpt: dict, path: str | Path) -> None:
     """Write ``ckpt`` (tensors, arrays, plain values) to ``path`` atomically."""
     data = {"format": FORMAT, "version": VERSION, **to_plain(ckpt)}
     atomic_write(path, lambda f: torch.save(data, f))
@@ -138,7 +139,7 @@ def save_checkpoint(ckpt: dict, path) -> None:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def resolve_checkpoint_path(path) -> Path:
+def resolve_checkpoint_path(path: str | Path) -> Path:
     """A ``.pt`` file, or a run folder's ``checkpoints/best.pt`` (else ``latest.pt``)."""
     p = Path(path)
     if p.is_dir():
@@ -151,7 +152,7 @@ def resolve_checkpoint_path(path) -> Path:
     return p
 
 
-def read_weights_only(p: Path, what: str):
+def read_weights_only(p: Path, what: str) -> Any:
     """The object in the torch file ``p``, read weights-only (tensors and plain values; a pickle
     that holds code is refused). Every failure is a :class:`CheckpointError` that starts with
     ``what``."""
@@ -173,7 +174,7 @@ def read_weights_only(p: Path, what: str):
         raise CheckpointError(f"{what}: not a readable torch checkpoint file ({type(e).__name__}: {first})") from None
 
 
-def load_checkpoint(path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
+def load_checkpoint(path: str | Path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
     """Read a checkpoint weights-only and check its fields; arrays come back as numpy arrays.
 
     Raises :class:`CheckpointError` for anything that is not a checkpoint written by ``hollywood

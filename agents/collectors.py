@@ -52,11 +52,17 @@ import socket
 import struct
 import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 import torch
 
 from agents.features import NUM_FEATURES
+from agents.networks import load_weights  # noqa: F401  (re-exported: agents.collectors.load_weights)
+from hollywood_env.sampling import SeedLike, as_generator
+
+if TYPE_CHECKING:  # annotations only
+    from agents.league import League
 
 log = logging.getLogger(__name__)
 
@@ -88,16 +94,15 @@ class CollectorConfig:
     max_restarts: int = 3
 
     def __post_init__(self):
+        from agents.trainutil import check_at_least, check_numbers
+
         if self.kind not in KINDS:
             raise ValueError(f"collector.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        if self.num_workers < 1:
-            raise ValueError(f"collector.num_workers must be >= 1, got {self.num_workers}")
-        if not (np.isfinite(self.cpus_per_worker) and self.cpus_per_worker > 0):
-            raise ValueError(f"collector.cpus_per_worker must be a number > 0 and finite, got {self.cpus_per_worker!r}")
+        check_at_least("collector", self, ("num_workers",), 1)
+        check_numbers("collector", self, (("cpus_per_worker", 0.0, False, np.inf),))
         if self.num_cpus is not None and self.num_cpus < 1:
             raise ValueError(f"collector.num_cpus must be >= 1 or null, got {self.num_cpus}")
-        if self.max_restarts < 0:
-            raise ValueError(f"collector.max_restarts must be >= 0, got {self.max_restarts}")
+        check_at_least("collector", self, ("max_restarts",), 0)
 
     def envs_per_worker(self, num_games: int, algo: str = "ppo") -> int:
         """Games per shard; raises ValueError when ``num_games`` does not split evenly."""
@@ -114,13 +119,8 @@ def shard_seeds(seed: int, shard: int, start_update: int = 1) -> tuple[int, int,
     return int(s[0] >> np.uint64(2)), int(s[1] >> np.uint64(2)), int(s[2] >> np.uint64(2))
 
 
-def weights_to_numpy(state_dict) -> dict:
+def weights_to_numpy(state_dict: Mapping[str, torch.Tensor]) -> dict:
     return {k: v.detach().cpu().numpy() for k, v in state_dict.items()}
-
-
-def load_weights(net: torch.nn.Module, weights: dict) -> None:
-    """Load numpy (or tensor) ``weights`` into ``net``."""
-    net.load_state_dict({k: torch.tensor(np.asarray(v)) for k, v in weights.items()})
 
 
 class Shard:
@@ -152,7 +152,7 @@ class Shard:
         self.device = torch.device(device)
         self.net = net if net is not None else self.make_net()
         self.init_sampler(sampler_seed)
-        league = League(cfg.league, self.rules, np.random.default_rng(league_seed))
+        league = League(cfg.league, self.rules, as_generator(league_seed))
         self.league = league
         for name, weights in snapshots:
             self.add_snapshot(name, weights)
@@ -165,16 +165,16 @@ class Shard:
     def make_net(self) -> torch.nn.Module:
         raise NotImplementedError
 
-    def snapshot_policy(self, name: str, weights: dict, seed):
+    def snapshot_policy(self, name: str, weights: Mapping[str, Any], seed: SeedLike) -> Callable[..., np.ndarray]:
         raise NotImplementedError
 
     def init_sampler(self, seed: int) -> None:
         raise NotImplementedError
 
-    def sampler_state(self):
+    def sampler_state(self) -> Any:
         raise NotImplementedError
 
-    def set_sampler_state(self, state) -> None:
+    def set_sampler_state(self, state: Any) -> None:
         raise NotImplementedError
 
     # --- league --------------------------------------------------------------------------------
@@ -218,7 +218,8 @@ class LocalCollector:
         self.workers = self.shards
         self.restarts = 0
 
-    def collect(self, net: torch.nn.Module, additions=(), **kwargs) -> list:
+    def collect(self, net: torch.nn.Module, additions: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                **kwargs: Any) -> list:
         """Every shard's batch, in shard order (``kwargs``: the algorithm's, e.g. DQN's epsilon)."""
         additions = [(name, weights_to_numpy(sd)) for name, sd in additions]
         return [s.collect(None, additions, **kwargs) for s in self.shards]
@@ -508,7 +509,8 @@ class ProcessCollector(_RemoteShards):
             self._send(i, _frames(("set_state", (state, self._restart_snapshots(state)))))
             self._receive(i)
 
-    def collect(self, net: torch.nn.Module, additions=(), **kwargs) -> list:
+    def collect(self, net: torch.nn.Module, additions: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                **kwargs: Any) -> list:
         """Every shard's batch, in shard order (``kwargs``: the algorithm's, e.g. DQN's epsilon)."""
         request = _frames(("collect", (weights_to_numpy(net.state_dict()),
                                        [(name, weights_to_numpy(sd)) for name, sd in additions], kwargs)))
@@ -574,7 +576,7 @@ class ShardActor:
         torch.use_deterministic_algorithms(True, warn_only=True)
         self.shard = shard_cls(cfg, index, start_update, snapshots)
 
-    def collect(self, broadcast, want_state: bool = True):
+    def collect(self, broadcast: tuple, want_state: bool = True) -> Any:
         weights, additions, kwargs = broadcast
         return self.shard.collect(weights, additions, want_state, **kwargs)
 
@@ -622,7 +624,8 @@ class RayCollector(_RemoteShards):
         if state is not None:  # None: it died in its first update, a fresh actor is its initial state
             self.workers[i].set_state.remote(state, self._restart_snapshots(state))
 
-    def collect(self, net: torch.nn.Module, additions=(), **kwargs) -> list:
+    def collect(self, net: torch.nn.Module, additions: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                **kwargs: Any) -> list:
         ray = self.ray
         from ray import exceptions as rex
 
@@ -665,7 +668,10 @@ class RayCollector(_RemoteShards):
             self.ray.shutdown()
 
 
-def make_collector(shard_cls, cfg, net: torch.nn.Module, start_update: int = 1, snapshots=(), snapshot_weights=None):
+def make_collector(shard_cls: type[Shard], cfg: Any, net: torch.nn.Module, start_update: int = 1,
+                   snapshots: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                   snapshot_weights: Callable[[list[int]], dict] | None = None
+                   ) -> LocalCollector | ProcessCollector | RayCollector:
     """The collector of ``cfg.collector.kind`` over shards of the algorithm's ``shard_cls`` (a
     :class:`Shard` subclass). ``snapshots``: ``[(name, state_dict)]`` of the pool at the start (a
     resumed run); ``snapshot_weights(ids) -> {id: (name, state_dict)}`` looks up snapshots in the
@@ -674,7 +680,7 @@ def make_collector(shard_cls, cfg, net: torch.nn.Module, start_update: int = 1, 
     return cls(shard_cls, cfg, net, start_update, snapshots, snapshot_weights)
 
 
-def snapshot_weights(league, ids=None) -> dict:
+def snapshot_weights(league: League, ids: Iterable[int] | None = None) -> dict:
     """``{id: (name, state_dict)}`` of the league's snapshots ``ids`` (default: every snapshot it
     still holds, pool or not), for checkpoints and for shards that must rebuild them."""
     if ids is None:
@@ -682,7 +688,8 @@ def snapshot_weights(league, ids=None) -> dict:
     return {k: (league.names[k], league.policies[k].net.state_dict()) for k in ids}
 
 
-def open_collector(shard_cls, cfg, net, league, start_update: int, saved_state=None):
+def open_collector(shard_cls: type[Shard], cfg: Any, net: torch.nn.Module, league: League, start_update: int,
+                   saved_state: list[dict] | None = None) -> LocalCollector | ProcessCollector | RayCollector:
     """The run's collector (:func:`agents.collectors.make_collector`) over ``shard_cls`` shards,
     seeded with the learner league's pool; with ``saved_state`` (a checkpoint's) the shards
     continue the saved games."""

@@ -61,18 +61,20 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from agents.collectors import Shard, load_weights
+from agents.collectors import Shard
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import DuelingQNetwork, masked_logits
 from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from agents.trainutil import make_expert
+from hollywood_env.sampling import SeedLike, as_generator
 
 
 @dataclass
@@ -124,38 +126,38 @@ class DQNConfig:
 
         return expert_weight(self.expert, self.expert_coef, self.expert_until, update, num_updates)
 
+    def make_network(self, obs_dim: int, num_actions: int) -> DuelingQNetwork:
+        """The Q-network these settings describe (its hidden sizes)."""
+        return DuelingQNetwork(obs_dim, num_actions, self.hidden)
+
+    def frozen_policy(self, obs_dim: int, num_actions: int, weights: Mapping[str, Any], name: str, seed: SeedLike,
+                      forbid_taken: bool) -> DQNPolicy:
+        """A frozen league snapshot: a new network of these settings (:meth:`make_network`) with
+        ``weights``, epsilon-greedy with ``snapshot_epsilon`` and its own generator seeded from ``seed``."""
+        return DQNPolicy.from_weights(self.make_network(obs_dim, num_actions), weights, epsilon=self.snapshot_epsilon,
+                                      seed=seed, name=name, forbid_taken=forbid_taken)
+
     def __post_init__(self):
         """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
-        for name in ("num_games", "num_steps", "buffer_size", "batch_size", "n_step", "target_update_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"dqn.{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("learning_starts", "gradient_steps"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"dqn.{name} must be >= 0, got {getattr(self, name)}")
-        # (name, low, low included, high): a finite number in the range
-        for name, low, closed, high in (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0), ("tau", 0.0, False, 1.0),
-                                        ("eps_start", 0.0, True, 1.0), ("eps_end", 0.0, True, 1.0),
-                                        ("snapshot_epsilon", 0.0, True, 1.0), ("exploration_fraction", 0.0, True, 1.0),
-                                        ("huber_delta", 0.0, False, np.inf), ("max_grad_norm", 0.0, False, np.inf),
-                                        ("per_alpha", 0.0, True, np.inf), ("per_beta_start", 0.0, True, 1.0),
-                                        ("per_eps", 0.0, False, np.inf)):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and (v >= low if closed else v > low) and v <= high):
-                allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
-                           else f"{'>=' if closed else '>'} {low:g} and finite")
-                raise ValueError(f"dqn.{name} must be a number {allowed}, got {v!r}")
-        from agents.trainutil import check_expert_fields
+        from agents.trainutil import check_at_least, check_expert_fields, check_hidden, check_numbers, in_range
 
+        check_at_least("dqn", self, ("num_games", "num_steps", "buffer_size", "batch_size", "n_step",
+                                     "target_update_every"), 1)
+        check_at_least("dqn", self, ("learning_starts", "gradient_steps"), 0)
+        # (name, low, low included, high): a finite number in the range
+        check_numbers("dqn", self, (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0), ("tau", 0.0, False, 1.0),
+                                    ("eps_start", 0.0, True, 1.0), ("eps_end", 0.0, True, 1.0),
+                                    ("snapshot_epsilon", 0.0, True, 1.0), ("exploration_fraction", 0.0, True, 1.0),
+                                    ("huber_delta", 0.0, False, np.inf), ("max_grad_norm", 0.0, False, np.inf),
+                                    ("per_alpha", 0.0, True, np.inf), ("per_beta_start", 0.0, True, 1.0),
+                                    ("per_eps", 0.0, False, np.inf)))
         check_expert_fields("dqn", self.expert, self.expert_coef, self.expert_until)
-        if not (np.isfinite(self.expert_margin) and self.expert_margin >= 0):
+        if not in_range(self.expert_margin, 0.0, True, np.inf):
             raise ValueError(f"dqn.expert_margin must be a finite number >= 0 (reward units), got {self.expert_margin!r}")
         if self.batch_size > self.buffer_size:
             raise ValueError(f"dqn.batch_size ({self.batch_size}) must be <= dqn.buffer_size ({self.buffer_size}): "
                              f"a batch is sampled from the replay buffer")
-        if not self.hidden:
-            raise ValueError("dqn.hidden needs at least one layer size, got []")
-        if any(h < 1 for h in self.hidden):
-            raise ValueError(f"dqn.hidden: every layer size must be >= 1, got {list(self.hidden)}")
+        check_hidden("dqn", self.hidden)
 
 
 def linear_schedule(start: float, end: float, duration: float, t: float) -> float:
@@ -169,7 +171,7 @@ def linear_schedule(start: float, end: float, duration: float, t: float) -> floa
 
 
 @torch.no_grad()
-def td_targets(online, target, reward: torch.Tensor, next_obs: torch.Tensor, next_mask: torch.Tensor,
+def td_targets(online: nn.Module, target: nn.Module, reward: torch.Tensor, next_obs: torch.Tensor, next_mask: torch.Tensor,
                done: torch.Tensor, steps: torch.Tensor, gamma: float, double: bool = True) -> torch.Tensor:
     """``reward + gamma**steps * Q_target(s', a*)`` (just ``reward`` when ``done``), where ``a*``
     is the argmax over the legal actions of ``s'`` of the online net (Double DQN) or of the target
@@ -270,7 +272,8 @@ class TransitionAssembler:
         state = {"o_exp": np.full_like(self.o_exp, -1), "q_exp": np.full_like(self.q_exp, -1), **state}
         _set_arrays(self, state, self._STATE, "transition assembler")
 
-    def decide(self, player, obs, mask, action, valid, expert_action=None) -> Transitions:
+    def decide(self, player: np.ndarray, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, valid: np.ndarray,
+               expert_action: np.ndarray | None = None) -> Transitions:
         """Decisions ``action`` of ``player`` in the games where ``valid`` (``expert_action``: the
         expert's move in each, -1 or None: unlabelled); returns the transitions completed by them."""
         g = np.flatnonzero(valid)
@@ -288,7 +291,7 @@ class TransitionAssembler:
         self.open[g, p] = True
         return self._cat(out)
 
-    def outcome(self, rewards, terminated, truncated) -> Transitions:
+    def outcome(self, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray) -> Transitions:
         """The rewards ``(B, 2)`` and episode ends of the step; returns the completed transitions."""
         self.o_rew += np.where(self.open, rewards, 0.0)
         out = []
@@ -447,7 +450,8 @@ class ReplayBuffer:
         if self.prioritized:
             self._set(idx, np.full(k, self.max_priority ** self.alpha))
 
-    def sample(self, batch_size: int, rng: np.random.Generator, beta: float = 1.0):
+    def sample(self, batch_size: int, rng: np.random.Generator,
+               beta: float = 1.0) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
         """``(indices, batch dict of numpy arrays, importance weights)``."""
         if self.prioritized:
             total = self.tree[1]
@@ -531,31 +535,29 @@ class DQNShard(Shard):
         self.expert_ids = np.array([k for k in self.league.bot_ids if self.league.names[k].strip() == name],
                                    dtype=np.int64)
 
-    def make_net(self):
-        return DuelingQNetwork(self.obs_dim, self.num_actions, self.cfg.dqn.hidden)
+    def make_net(self) -> DuelingQNetwork:
+        return self.cfg.dqn.make_network(self.obs_dim, self.num_actions)
 
-    def snapshot_policy(self, name: str, weights: dict, seed):
-        net = DuelingQNetwork(self.obs_dim, self.num_actions, self.cfg.dqn.hidden)
-        load_weights(net, weights)
-        return DQNPolicy(net, epsilon=self.cfg.dqn.snapshot_epsilon, seed=seed, name=name, forbid_taken=self.forbid)
+    def snapshot_policy(self, name: str, weights: Mapping[str, Any], seed: SeedLike) -> DQNPolicy:
+        return self.cfg.dqn.frozen_policy(self.obs_dim, self.num_actions, weights, name, seed, self.forbid)
 
     def init_sampler(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = as_generator(seed)
 
-    def sampler_state(self):
+    def sampler_state(self) -> Any:
         state = {"rng": self.rng.bit_generator.state, "assembler": self.assembler.get_state()}
         if self.expert is not None:
             state["expert"] = self.expert.rng.bit_generator.state
         return state
 
-    def set_sampler_state(self, state) -> None:
+    def set_sampler_state(self, state: Any) -> None:
         self.rng.bit_generator.state = state["rng"]
         self.assembler.set_state(state["assembler"])
         if self.expert is not None and "expert" in state:
             self.expert.rng.bit_generator.state = state["expert"]
 
-    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False,
-                epsilon: float = 0.0, label: bool = False) -> TransitionBatch:
+    def collect(self, weights: dict | None = None, additions: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                want_state: bool = False, epsilon: float = 0.0, label: bool = False) -> TransitionBatch:
         """Load ``weights``, add new snapshots, step every game ``num_steps`` times with
         ``epsilon``-greedy learner actions; returns the transitions completed meanwhile. ``label``:
         also give every stored decision the ``dqn.expert`` bot's move in that position."""
@@ -603,8 +605,9 @@ class DQNShard(Shard):
 # --- training ----------------------------------------------------------------------------------
 
 
-def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=None, on_update=None) -> dict:
-    """Train DQN with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics.
+def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
+          on_update: Callable[[int, Any], None] | None = None) -> dict:
+    """Train DQN with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final metrics.
 
     The games are collected in shards (:mod:`agents.collectors`, the ``collector:`` section:
     here or on Ray workers, exactly as for PPO), each returning the n-step transitions completed
@@ -615,7 +618,6 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     :func:`agents.ppo.train`."""
     from agents.checkpoint import load_checkpoint, save_checkpoint
     from agents.league import League
-    from agents.policies import DQNPolicy
     from agents.stopping import RunGuard
     from agents.collectors import open_collector, snapshot_weights
     from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
@@ -628,7 +630,7 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     rules = cfg.env.make_rules()
     obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.features too
     forbid = rules.forbid_discard_of_taken_card
-    q_net = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden).to(device)
+    q_net = dc.make_network(obs_dim, NUM_ACTIONS).to(device)
     target_net = copy.deepcopy(q_net)
     target_net.eval()
     optimizer = torch.optim.Adam(q_net.parameters(), lr=dc.lr)
@@ -641,14 +643,10 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     make_expert(dc.expert, rules, 0, key="dqn.expert")  # a bad expert name fails here, before any worker starts
 
     def snapshot(name: str) -> DQNPolicy:
-        frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
-        frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in q_net.state_dict().items()})
-        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
+        return dc.frozen_policy(obs_dim, NUM_ACTIONS, q_net.state_dict(), name, rng.integers(2**62), forbid)
 
     def snapshot_policy(weights: dict, name: str) -> DQNPolicy:
-        frozen = DuelingQNetwork(obs_dim, NUM_ACTIONS, dc.hidden)
-        frozen.load_state_dict(weights)
-        return DQNPolicy(frozen, epsilon=dc.snapshot_epsilon, seed=0, name=name, forbid_taken=forbid)
+        return dc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid)
 
     def checkpoint(update: int, train_state: bool = True) -> dict:
         """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs

@@ -31,7 +31,7 @@ import numpy as np
 
 from hollywood_env import melds as M
 from hollywood_env import observation as O
-from hollywood_env.cards import NUM_CARDS, bools_to_masks
+from hollywood_env.cards import NUM_CARDS, bools_to_masks, masks_to_bools
 
 NUM_FEATURES = 3 * NUM_CARDS + 4
 VERSION = "hand_v2"
@@ -52,7 +52,7 @@ def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.
     hand_bools = obs[:, O.HAND] > 0
     hands = bools_to_masks(hand_bools)
     dw, sets, runs = M.best_arrangement_masks(hands)
-    f[:, MELDED:MELDED + NUM_CARDS] = M._masks_to_bools(sets | runs)
+    f[:, MELDED:MELDED + NUM_CARDS] = masks_to_bools(sets | runs)
     f[:, DEADWOOD] = np.minimum(dw, 30) / 10.0
     discard = np.flatnonzero(obs[:, O.PHASE.start + 2] > 0)
     if discard.size:

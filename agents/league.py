@@ -4,17 +4,20 @@ Each game of the training batch gets, at the start of every episode, an opponent
 configured weights: the latest policy itself (both seats are then the learner), a frozen past
 snapshot from a bounded pool, or a baseline bot; and, when the opponent is not the learner
 itself, a learner seat drawn uniformly. A snapshot enters the pool only after a gated evaluation
-against the best snapshot so far (see :class:`experiments.schema.LeagueConfig`), so the pool
+against the best snapshot so far (see :class:`experiments.config.schema.LeagueConfig`), so the pool
 cannot silently fill with policies that got worse.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
-from agents.registry import make_agent
+from agents.registry import Policy, make_agent
+from hollywood_env.rules import Rules
+from hollywood_env.sampling import as_generator
 
 SELF = -1  # opponent id of self-play games
 
@@ -35,7 +38,7 @@ class League:
     same snapshots in the same order agrees on them.
     """
 
-    def __init__(self, cfg, rules, rng: np.random.Generator, make_bots: bool = True):
+    def __init__(self, cfg: Any, rules: Rules | str | None, rng: np.random.Generator, make_bots: bool = True):
         self.cfg = cfg
         self.rules = rules
         self.rng = rng
@@ -44,7 +47,7 @@ class League:
         self.bot_ids: list[int] = []
         self.snapshot_ids: list[int] = []  # the pool, oldest first
         for name in cfg.bots:
-            seed = np.random.default_rng(rng.integers(2**63))
+            seed = as_generator(rng.integers(2**63))
             self._add(make_agent(name, rules, seed=seed) if make_bots else None, name, self.bot_ids)
         self.best = None  # the best snapshot so far (a policy), for gating
         self.best_name: str | None = None
@@ -55,7 +58,7 @@ class League:
         ids.append(k)
         return k
 
-    def add_snapshot(self, policy, name: str) -> None:
+    def add_snapshot(self, policy: Policy, name: str) -> None:
         """Put a promoted snapshot in the pool (evicting the oldest) and make it the best."""
         self._add(policy, name, self.snapshot_ids)
         if len(self.snapshot_ids) > self.cfg.pool_size:
@@ -103,7 +106,7 @@ class League:
                 "snapshot_ids": list(self.snapshot_ids), "live": list(self.policies), "best": best,
                 "member_rng": {k: _rng_state(p) for k, p in self.policies.items()}}
 
-    def set_state(self, state: dict, make_snapshot) -> None:
+    def set_state(self, state: dict, make_snapshot: Callable[[int, str], Policy]) -> None:
         """Restore :meth:`get_state` on a league built with the same config (same bots).
         ``make_snapshot(id, name)`` rebuilds a live snapshot's policy from its weights."""
         if list(state["bot_ids"]) != self.bot_ids:

@@ -68,6 +68,7 @@ safety from the dead and the opponent's cards around the discard.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -75,6 +76,7 @@ from hollywood_env import melds as M
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, masks_to_bools
 from hollywood_env.rules import Rules
+from hollywood_env.sampling import SeedLike
 
 from .bots import Bot, View, best_knock, decode, meldable_with
 
@@ -182,7 +184,8 @@ class MarjjBot(Bot):
 
     name = "marjj"
 
-    def __init__(self, rules: Rules | str | None = None, seed=None, params: MarjjParams | None = None, **kw):
+    def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, params: MarjjParams | None = None,
+                 **kw: Any):
         super().__init__(rules, seed)
         params = params or MarjjParams()
         if kw:
@@ -193,7 +196,7 @@ class MarjjBot(Bot):
             params = replace(params, **kw)
         self.params = params
 
-    def act(self, obs, mask):
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         v = decode(obs, mask)  # the whole view: the pile, the discards, the opponent's known cards
         out = np.zeros(obs.shape[0], dtype=np.int64)
         rows = np.flatnonzero(v.take_phase)

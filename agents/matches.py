@@ -12,17 +12,18 @@ deal played twice.
 
 This is the one place matches between agents are played: training evaluations and league gates
 (:mod:`agents.trainutil`), ``hollywood evaluate`` and the round robins of
-:mod:`experiments.tournament` all call it.
+:mod:`experiments.evaluation.tournament` all call it.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from agents.registry import call_policy, make_agent
+from agents.registry import Policy, call_policy, make_agent
 from hollywood_env import core
 from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
 from hollywood_env.cards import STOCK_START
@@ -107,21 +108,21 @@ class PairingResult:
         return out
 
 
-def deal_seeds(seed, n_pairs: int) -> np.ndarray:
+def deal_seeds(seed: int | None, n_pairs: int) -> np.ndarray:
     """The slot seeds of ``n_pairs`` deals (a pure function of ``seed``)."""
     return core.slot_seeds(seed, n_pairs)
 
 
-def agent_generators(seed, k: int) -> list:
+def agent_generators(seed: int | None, k: int) -> list[np.random.Generator]:
     """``k`` independent generators for the agents of a match set seeded ``seed``."""
     ss = np.random.SeedSequence(None if seed is None else [int(seed), 0x5EED])
     return [np.random.default_rng(s) for s in ss.spawn(k)]
 
 
-def play_pairing(agent_a, agent_b, rules: Rules | str | None = None, n_pairs: int = 1000, seed: int | None = 0, *,
+def play_pairing(agent_a: str | Policy, agent_b: str | Policy, rules: Rules | str | None = None, n_pairs: int = 1000, seed: int | None = 0, *,
                  max_steps: int | None = DEFAULT_MAX_STEPS, per_hand: bool = False, slot_seeds: np.ndarray | None = None,
-                 batch_pairs: int = DEFAULT_BATCH_PAIRS, progress=None, names: tuple[str, str] | None = None,
-                 agent_seeds=None) -> PairingResult:
+                 batch_pairs: int = DEFAULT_BATCH_PAIRS, progress: Any = None, names: tuple[str, str] | None = None,
+                 agent_seeds: tuple[Any, Any] | None = None) -> PairingResult:
     """Play ``n_pairs`` duplicate pairs (``2 * n_pairs`` matches, or hands with ``per_hand``) of
     ``agent_a`` against ``agent_b``.
 
@@ -153,7 +154,7 @@ def play_pairing(agent_a, agent_b, rules: Rules | str | None = None, n_pairs: in
     return out
 
 
-def act(policy, name, state, rows) -> np.ndarray:
+def act(policy: Policy, name: str, state: core.State, rows: np.ndarray) -> np.ndarray:
     """The policy's actions for the games ``rows``, checked (shape, integers, legality) so that a
     faulty agent is named in the error. A policy with ``reads_history = True`` is also given the
     public history of the hand (``history=``, :func:`hollywood_env.history.encode_history`)."""
@@ -176,7 +177,7 @@ def act(policy, name, state, rows) -> np.ndarray:
     return a
 
 
-def game_progress(state, stopped: np.ndarray, per_hand: bool) -> np.ndarray:
+def game_progress(state: core.State, stopped: np.ndarray, per_hand: bool) -> np.ndarray:
     """(B,) float in [0, 1]: how far each game is, for progress bars. A batch's games all end at
     about the same time, so counting finished games stays near 0 until the end; instead a match
     counts the points of each column towards the target (a finished column: 1), a single hand

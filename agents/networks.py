@@ -8,8 +8,9 @@ taken over the legal actions only.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -21,11 +22,17 @@ def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -
     return layer
 
 
-def mlp(sizes: Sequence[int], activation=nn.ReLU) -> nn.Sequential:
+def mlp(sizes: Sequence[int], activation: Callable[[], nn.Module] = nn.ReLU) -> nn.Sequential:
     layers: list[nn.Module] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         layers += [layer_init(nn.Linear(a, b)), activation()]
     return nn.Sequential(*layers)
+
+
+def load_weights(net: nn.Module, weights: Mapping[str, Any]) -> None:
+    """Load ``weights`` into ``net``: a state dict of torch tensors (on any device) or of numpy
+    arrays (the collectors send weights between processes as numpy)."""
+    net.load_state_dict({k: v if isinstance(v, torch.Tensor) else torch.tensor(np.asarray(v)) for k, v in weights.items()})
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -95,7 +102,8 @@ class ActorCritic(nn.Module):
         nn.init.zeros_(self.card_term.weight)
         nn.init.zeros_(self.card_term.bias)
 
-    def forward(self, obs: torch.Tensor, critic_obs: torch.Tensor | None = None):
+    def forward(self, obs: torch.Tensor,
+                critic_obs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """``(logits, value)``; ``critic_obs``: the privileged values of an asymmetric critic
         (value ``None`` when it is one and they are not given)."""
         n = obs.shape[0]

@@ -18,16 +18,27 @@ build them.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Mapping
+
 import numpy as np
 import torch
 
 from agents.checkpoint import load_checkpoint
 from agents.features import NUM_FEATURES, augment
 from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import ActorCritic, DuelingQNetwork, MaskedCategorical, masked_logits
+from agents.networks import ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
+from hollywood_env.rules import Rules
+from hollywood_env.sampling import SeedLike, as_generator, int_seed, random_legal_actions
 
 
-def _load_for(path, algo: str, rules=None) -> dict:
+def torch_generator(seed: SeedLike = None) -> torch.Generator:
+    """The ``torch.Generator`` of a policy that samples, seeded with one int drawn from ``seed``
+    (:func:`hollywood_env.sampling.int_seed`)."""
+    return torch.Generator().manual_seed(int_seed(seed))
+
+
+def _load_for(path: str | Path, algo: str, rules: Rules | str | None = None) -> dict:
     """The ``algo`` checkpoint at ``path``, checked against this code's features and, when
     ``rules`` are given, against the observation size those rules give (a network trained with
     another number of columns cannot read them)."""
@@ -52,14 +63,14 @@ class PPOPolicy:
     appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``).
     """
 
-    def __init__(self, net: ActorCritic, greedy: bool = True, seed=None, device: str = "cpu", name: str = "ppo",
-                 forbid_taken: bool = True):
+    def __init__(self, net: ActorCritic, greedy: bool = True, seed: SeedLike = None, device: str = "cpu",
+                 name: str = "ppo", forbid_taken: bool = True):
         self.net = net.to(device).eval()
         self.forbid_taken = forbid_taken
         self.greedy = greedy
         self.device = device
         self.name = name
-        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+        self.generator = torch_generator(seed)
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -74,12 +85,22 @@ class PPOPolicy:
         return a.cpu().numpy()
 
     @classmethod
-    def from_checkpoint(cls, path, rules=None, seed=None, greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
+    def from_weights(cls, net: ActorCritic, weights: Mapping[str, Any], greedy: bool = True, seed: SeedLike = None,
+                     device: str = "cpu", name: str = "ppo", forbid_taken: bool = True) -> "PPOPolicy":
+        """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
+        it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
+        way a PPO policy is built from weights (checkpoints, league snapshots)."""
+        load_weights(net, weights)
+        return cls(net, greedy=greedy, seed=seed, device=device, name=name, forbid_taken=forbid_taken)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
+                        greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
         ckpt = _load_for(path, "ppo", rules)
         net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)))
-        net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
-        return cls(net, greedy=greedy, seed=seed, device=device, name=f"ppo:{path}", forbid_taken=forbid)
+        return cls.from_weights(net, ckpt["model"], greedy=greedy, seed=seed, device=device, name=f"ppo:{path}",
+                                forbid_taken=forbid)
 
 
 def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -89,8 +110,6 @@ def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def epsilon_greedy(q: torch.Tensor, mask: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """Greedy legal actions, replaced with probability ``epsilon`` by a uniformly random legal one."""
-    from hollywood_env.selfplay import random_legal_actions
-
     actions = greedy_actions(q, torch.as_tensor(mask, device=q.device)).cpu().numpy()
     if epsilon > 0 and len(actions):
         explore = rng.random(len(actions)) < epsilon
@@ -103,14 +122,14 @@ class DQNPolicy:
     """A Q-network as a batched policy ``(obs, mask) -> actions``: greedy over the legal actions
     (with probability ``epsilon`` a uniformly random legal action instead)."""
 
-    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed=None, device: str = "cpu", name: str = "dqn",
-                 forbid_taken: bool = True):
+    def __init__(self, net: DuelingQNetwork, epsilon: float = 0.0, seed: SeedLike = None, device: str = "cpu",
+                 name: str = "dqn", forbid_taken: bool = True):
         self.net = net.to(device).eval()
         self.forbid_taken = forbid_taken  # the rules' forbid_discard_of_taken_card, for the features
         self.epsilon = float(epsilon)
         self.device = device
         self.name = name
-        self.rng = np.random.default_rng(seed)
+        self.rng = as_generator(seed)
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -122,12 +141,22 @@ class DQNPolicy:
         return epsilon_greedy(q, np.asarray(mask, bool), self.epsilon, self.rng)
 
     @classmethod
-    def from_checkpoint(cls, path, rules=None, seed=None, epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
+    def from_weights(cls, net: DuelingQNetwork, weights: Mapping[str, Any], epsilon: float = 0.0, seed: SeedLike = None,
+                     device: str = "cpu", name: str = "dqn", forbid_taken: bool = True) -> "DQNPolicy":
+        """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
+        it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
+        way a DQN policy is built from weights (checkpoints, league snapshots)."""
+        load_weights(net, weights)
+        return cls(net, epsilon=epsilon, seed=seed, device=device, name=name, forbid_taken=forbid_taken)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
+                        epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
         ckpt = _load_for(path, "dqn", rules)
         net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
-        net.load_state_dict(ckpt["model"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
-        return cls(net, epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}", forbid_taken=forbid)
+        return cls.from_weights(net, ckpt["model"], epsilon=epsilon, seed=seed, device=device, name=f"dqn:{path}",
+                                forbid_taken=forbid)
 
 
 class MaskedActorPolicy:
@@ -135,13 +164,13 @@ class MaskedActorPolicy:
     actions are set to ``-inf``; greedy (argmax) or sampled with its own ``torch.Generator``.
     Reads the observation as it is (no derived features). ``name`` prefixes its error messages."""
 
-    def __init__(self, actor: torch.nn.Sequential, greedy: bool = True, seed=None, name: str = "actor"):
+    def __init__(self, actor: torch.nn.Sequential, greedy: bool = True, seed: SeedLike = None, name: str = "actor"):
         self.actor = actor
         self.obs_dim = actor[0].in_features
         self.num_actions = [m for m in actor if isinstance(m, torch.nn.Linear)][-1].out_features
         self.greedy = greedy
         self.name = name
-        self.generator = torch.Generator().manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+        self.generator = torch_generator(seed)
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -25,13 +25,15 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.collectors import Shard, load_weights
+from agents.collectors import Shard
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
+from hollywood_env.sampling import SeedLike
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ActorCritic, MaskedCategorical
@@ -86,31 +88,26 @@ class PPOConfig:
         """The actor-critic these settings describe (hidden sizes, privileged critic or not)."""
         return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs)
 
+    def frozen_policy(self, obs_dim: int, num_actions: int, weights: Mapping[str, Any], name: str, seed: SeedLike,
+                      forbid_taken: bool) -> PPOPolicy:
+        """A frozen league snapshot: a new network of these settings (:meth:`make_network`) with
+        ``weights``, sampling its moves with its own generator seeded from ``seed``."""
+        return PPOPolicy.from_weights(self.make_network(obs_dim, num_actions), weights, greedy=False, seed=seed,
+                                      name=name, forbid_taken=forbid_taken)
+
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
-        for name in ("num_games", "num_steps", "num_minibatches", "update_epochs"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"ppo.{name} must be >= 1, got {getattr(self, name)}")
-        # (name, low, low included, high): a finite number in the range
-        for name, low, closed, high in (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0),
-                                        ("gae_lambda", 0.0, True, 1.0), ("clip_coef", 0.0, False, np.inf),
-                                        ("ent_coef", 0.0, True, np.inf), ("vf_coef", 0.0, True, np.inf),
-                                        ("max_grad_norm", 0.0, False, np.inf), ("target_kl", 0.0, False, np.inf)):
-            v = getattr(self, name)
-            if v is None and name == "target_kl":
-                continue
-            if not (np.isfinite(v) and (v >= low if closed else v > low) and v <= high):
-                allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
-                           else f"{'>=' if closed else '>'} {low:g} and finite")
-                raise ValueError(f"ppo.{name} must be a number {allowed}{' (or null)' if name == 'target_kl' else ''}, "
-                                 f"got {v!r}")
-        from agents.trainutil import check_expert_fields
+        from agents.trainutil import check_at_least, check_expert_fields, check_hidden, check_numbers
 
+        check_at_least("ppo", self, ("num_games", "num_steps", "num_minibatches", "update_epochs"), 1)
+        # (name, low, low included, high): a finite number in the range
+        check_numbers("ppo", self, (("lr", 0.0, False, np.inf), ("gamma", 0.0, False, 1.0),
+                                    ("gae_lambda", 0.0, True, 1.0), ("clip_coef", 0.0, False, np.inf),
+                                    ("ent_coef", 0.0, True, np.inf), ("vf_coef", 0.0, True, np.inf),
+                                    ("max_grad_norm", 0.0, False, np.inf), ("target_kl", 0.0, False, np.inf)),
+                      nullable=("target_kl",))
         check_expert_fields("ppo", self.expert, self.expert_coef, self.expert_until)
-        if not self.hidden:
-            raise ValueError("ppo.hidden needs at least one layer size, got []")
-        if any(h < 1 for h in self.hidden):
-            raise ValueError(f"ppo.hidden: every layer size must be >= 1, got {list(self.hidden)}")
+        check_hidden("ppo", self.hidden)
 
 
 # --- rollout: a shard of the games, with GAE -------------------------------------------------
@@ -163,31 +160,29 @@ class PPOShard(Shard):
                        if self.cfg.ppo.expert else None)
         self.expert_buf = np.zeros((T, B), dtype=np.int64) if self.expert is not None else None
 
-    def make_net(self):
+    def make_net(self) -> ActorCritic:
         return self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
 
-    def snapshot_policy(self, name: str, weights: dict, seed):
-        net = self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
-        load_weights(net, weights)
-        return PPOPolicy(net, greedy=False, seed=seed, name=name, forbid_taken=self.forbid)
+    def snapshot_policy(self, name: str, weights: Mapping[str, Any], seed: SeedLike) -> PPOPolicy:
+        return self.cfg.ppo.frozen_policy(self.obs_dim, self.num_actions, weights, name, seed, self.forbid)
 
     def init_sampler(self, seed: int) -> None:
         self.gen = torch.Generator().manual_seed(seed)
 
-    def sampler_state(self):
+    def sampler_state(self) -> Any:
         if self.expert is None:
             return self.gen.get_state()
         return {"torch": self.gen.get_state(), "expert": self.expert.rng.bit_generator.state}
 
-    def set_sampler_state(self, state) -> None:
+    def set_sampler_state(self, state: Any) -> None:
         if isinstance(state, dict):
             self.gen.set_state(state["torch"])
             self.expert.rng.bit_generator.state = state["expert"]
         else:
             self.gen.set_state(state)
 
-    def collect(self, weights: dict | None = None, additions=(), want_state: bool = False,
-                label: bool = False) -> ShardBatch:
+    def collect(self, weights: dict | None = None, additions: Iterable[tuple[str, Mapping[str, Any]]] = (),
+                want_state: bool = False, label: bool = False) -> ShardBatch:
         """Load ``weights`` (None: the network is the learner's own), add the snapshots promoted
         since the last update, step every game ``num_steps`` times and run GAE. ``label``: also
         record the expert's move in each of the learner's positions (``ppo.expert``)."""
@@ -280,8 +275,9 @@ class PPOShard(Shard):
 # --- training ----------------------------------------------------------------------------------
 
 
-def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=None, on_update=None) -> dict:
-    """Train PPO with the :class:`~experiments.schema.TrainConfig` ``cfg``; returns final metrics.
+def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
+          on_update: Callable[[int, Any], None] | None = None) -> dict:
+    """Train PPO with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final metrics.
 
     The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.collectors`); the
     update, the gating of league snapshots, evaluation and checkpoints run here. ``on_update``:
@@ -316,14 +312,10 @@ def train(cfg, run_dir: Path, logger, resume_from: Path | None = None, progress=
     make_expert(pc.expert, rules, 0)  # a bad expert name fails here, before any worker starts
 
     def snapshot(name: str) -> "PPOPolicy":
-        frozen = pc.make_network(obs_dim, NUM_ACTIONS)
-        frozen.load_state_dict({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
-        return PPOPolicy(frozen, greedy=False, seed=rng.integers(2**62), name=name, forbid_taken=forbid)
+        return pc.frozen_policy(obs_dim, NUM_ACTIONS, net.state_dict(), name, rng.integers(2**62), forbid)
 
     def snapshot_policy(weights: dict, name: str) -> "PPOPolicy":
-        frozen = pc.make_network(obs_dim, NUM_ACTIONS)
-        frozen.load_state_dict(weights)
-        return PPOPolicy(frozen, greedy=False, seed=0, name=name, forbid_taken=forbid)
+        return pc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid)
 
     def checkpoint(update: int, train_state: bool = True) -> dict:
         """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs

@@ -6,12 +6,14 @@ before it is needed, and :func:`require_ray` says how to install it when it is m
 
 from __future__ import annotations
 
+from types import ModuleType
+
 
 class RayUnavailable(RuntimeError):
     """Ray is needed and not installed."""
 
 
-def require_ray():
+def require_ray() -> ModuleType:
     """The ``ray`` module, or :class:`RayUnavailable` saying how to install it."""
     try:
         import ray

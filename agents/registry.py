@@ -11,7 +11,7 @@ spec                          agent
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
                               weights only, never its pickles (:mod:`agents.sb3_policy`)
 ``rllib:PATH``                an RLlib policy exported as a weights-only file
-                              (``python -m hollywood_env.rllib export``; :mod:`agents.rllib_support`)
+                              (``hollywood rllib-export``; :mod:`agents.rllib_support`)
 ``search``                    determinized Monte Carlo search (:mod:`agents.search`);
 ``search:KEY=VALUE,...``      knobs, e.g. ``search:worlds=64,rollout=hollywood``
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
@@ -56,12 +56,13 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from hollywood_env.rules import Rules, resolve_rules
+from hollywood_env.sampling import SeedLike, as_generator, int_seed
 
 from . import bots, marjj
 
 __all__ = [
     "AgentSpecError", "Policy", "make_agent", "register", "register_prefix", "registered_names",
-    "registered_prefixes", "available_agents", "describe_agents", "checkpoint_loader",
+    "registered_prefixes", "available_agents", "describe_agents", "checkpoint_loader", "BOT_CLASSES", "make_bot",
 ]
 
 
@@ -78,7 +79,8 @@ class Policy(Protocol):
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
 
-def call_policy(policy, obs: np.ndarray, masks: np.ndarray, state, games=None, viewer=None) -> np.ndarray:
+def call_policy(policy: Policy, obs: np.ndarray, masks: np.ndarray, state: Any, games: np.ndarray | None = None,
+                viewer: np.ndarray | int | None = None) -> np.ndarray:
     """``policy(obs, masks)``, with ``history=`` the public history of the games ``games`` of
     ``state`` seen by ``viewer`` (default: the player to act) when the policy reads it."""
     if getattr(policy, "reads_history", False):
@@ -159,7 +161,7 @@ def _call_with(fn, *args, **kwargs):
     return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
 
 
-def make_agent(spec, rules: Rules | str | None = None, seed=None) -> Policy:
+def make_agent(spec: str | Policy, rules: Rules | str | None = None, seed: SeedLike = None) -> Policy:
     """The policy named by ``spec`` (a string; a callable is returned as it is), for ``rules``.
 
     ``seed`` (int, None or ``np.random.Generator``) seeds the agent's own randomness.
@@ -194,12 +196,12 @@ class _Reseed:
     def __init__(self, policy):
         self.policy = policy
 
-    def __call__(self, seed=None) -> None:
+    def __call__(self, seed: SeedLike = None) -> None:
         p = self.policy
         if isinstance(getattr(p, "rng", None), np.random.Generator):
-            p.rng = np.random.default_rng(seed)
+            p.rng = as_generator(seed)
         else:
-            p.generator.manual_seed(int(np.random.default_rng(seed).integers(2**62)))
+            p.generator.manual_seed(int_seed(seed))
 
 
 def _seedable(policy):
@@ -279,7 +281,7 @@ def _did_you_mean_prefix(spec: str, prefix: str) -> str:
 # --- checkpoints -----------------------------------------------------------------------------
 
 
-def checkpoint_loader(kind: str, target: str):
+def checkpoint_loader(kind: str, target: str) -> Callable[..., Policy]:
     """A ``kind:PATH`` factory that loads a checkpoint (a ``.pt`` file or a run folder) with the
     ``"module:attr"`` loader ``target`` -- ``loader(path, rules=..., seed=...)`` -- imported on first
     use. Errors name the spec: a missing path, a trainer that is not available in this
@@ -312,37 +314,38 @@ def checkpoint_loader(kind: str, target: str):
     return factory
 
 
-def _bot_factory(cls):
+#: the bots by name (the one table of them: the registered names below, the search's rollout and
+#: base bots)
+BOT_CLASSES: dict[str, type[bots.Bot]] = {
+    "random": bots.RandomBot, "simple": bots.SimpleBot, "neller": bots.NellerBot, "hollywood": bots.HollywoodBot,
+    "marjj": marjj.MarjjBot,
+}
+
+
+def make_bot(name: str, rules: Rules | str | None = None, seed: SeedLike = None) -> bots.Bot:
+    """The bot ``name`` of :data:`BOT_CLASSES`, ``cls(rules=rules, seed=seed)`` (the bot itself,
+    whatever :func:`register` may have put under that name since)."""
+    return BOT_CLASSES[name](rules=rules, seed=seed)
+
+
+def _bot_factory(name: str) -> Callable[..., bots.Bot]:
     def factory(rules=None, seed=None):
-        return cls(rules=rules, seed=seed)
-    factory.__name__ = f"make_{cls.name}"
+        return make_bot(name, rules=rules, seed=seed)
+    factory.__name__ = f"make_{BOT_CLASSES[name].name}"
     return factory
 
 
-register("random", _bot_factory(bots.RandomBot), "uniform over the legal actions")
-register("simple", _bot_factory(bots.SimpleBot), "OpenSpiel's simple Gin Rummy bot")
-register("neller", _bot_factory(bots.NellerBot), "the EAAI Gin Rummy challenge's simple player")
-register("hollywood", _bot_factory(bots.HollywoodBot), "scoresheet-aware heuristic that tracks the cards")
-register("marjj", _bot_factory(marjj.MarjjBot), "MARJJ, the EAAI-2021 winner: knocks early only, then plays for gin")
+register("random", _bot_factory("random"), "uniform over the legal actions")
+register("simple", _bot_factory("simple"), "OpenSpiel's simple Gin Rummy bot")
+register("neller", _bot_factory("neller"), "the EAAI Gin Rummy challenge's simple player")
+register("hollywood", _bot_factory("hollywood"), "scoresheet-aware heuristic that tracks the cards")
+register("marjj", _bot_factory("marjj"), "MARJJ, the EAAI-2021 winner: knocks early only, then plays for gin")
 
-
-def _search_factory(arg: str = "", rules=None, seed=None):
-    """``search`` / ``search:KEY=VALUE,...``: :class:`agents.search.SearchAgent` with those knobs."""
-    from .search import SearchAgent, parse_search_spec
-
-    try:
-        knobs = parse_search_spec(arg)
-    except ValueError as e:
-        raise AgentSpecError(f"search:{arg}: {e}") from None
-    try:
-        return SearchAgent(rules=rules, seed=seed, **knobs)
-    except ValueError as e:  # a belief model file that is missing or not valid
-        raise AgentSpecError(f"search:{arg}: {e}") from None
-
-
-register("search", _search_factory, "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
-register_prefix("search", _search_factory, "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood",
-                arg="KEY=VALUE,...")
+# the search agent's factory lives with it (agents.search.search_agent_from_spec), imported on first use
+register("search", "agents.search:search_agent_from_spec",
+         "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
+register_prefix("search", "agents.search:search_agent_from_spec",
+                "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood", arg="KEY=VALUE,...")
 # --- shipped models ----------------------------------------------------------------------------
 
 from .paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
@@ -382,4 +385,4 @@ register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_
 register_prefix("sb3", checkpoint_loader("sb3", "agents.sb3_policy:SB3Policy.from_zip"),
                 "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/sb3_policy.py)")
 register_prefix("rllib", checkpoint_loader("rllib", "agents.rllib_support:RLlibPolicy.from_export"),
-                "an RLlib policy exported with `python -m hollywood_env.rllib export` (weights only)")
+                "an RLlib policy exported with `hollywood rllib-export` (weights only)")

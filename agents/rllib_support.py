@@ -2,7 +2,7 @@
 ``PPOConfig`` whose opponent is named by an agent spec.
 
 ``make_agent("rllib:policy.pt", rules)`` plays the file :func:`hollywood_env.rllib.export_policy`
-wrote (``python -m hollywood_env.rllib export CHECKPOINT policy.pt``): the argmax of its logits
+wrote (``hollywood rllib-export CHECKPOINT policy.pt``): the argmax of its logits
 over the legal actions (``greedy=False``: sampled from the masked distribution with its own
 ``torch.Generator``), in either seat of our matches, ``hollywood evaluate`` and tournaments.
 
@@ -23,11 +23,16 @@ This module imports Ray only inside :func:`ppo_config`.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
 
 from agents.policies import MaskedActorPolicy
+from hollywood_env.rules import Rules
+from hollywood_env.sampling import SeedLike
 
 __all__ = ["RLlibPolicy", "read_export", "build_actor", "ppo_config", "EXPORT_FORMAT", "ACTIVATIONS"]
 
@@ -38,7 +43,7 @@ ACTIVATIONS = {"Tanh": nn.Tanh, "ReLU": nn.ReLU, "ELU": nn.ELU, "LeakyReLU": nn.
                "SiLU": nn.SiLU, "Sigmoid": nn.Sigmoid}
 
 
-def read_export(path) -> dict:
+def read_export(path: str | Path) -> dict:
     """The dict of an export file, read with ``torch.load(weights_only=True)`` and checked:
     ``ValueError`` for anything that is not an export of :func:`hollywood_env.rllib.export_policy`."""
     try:
@@ -46,10 +51,10 @@ def read_export(path) -> dict:
     except Exception as e:  # the restricted unpickler refuses code and unknown objects
         msg = str(e).splitlines()[0] if str(e) else ""
         raise ValueError(f"{path}: not a weights-only export of an RLlib policy ({type(e).__name__}: {msg}); "
-                         f"write one with `python -m hollywood_env.rllib export CHECKPOINT OUT.pt`") from None
+                         f"write one with `hollywood rllib-export CHECKPOINT OUT.pt`") from None
     if not isinstance(blob, dict) or blob.get("format") != EXPORT_FORMAT:
         raise ValueError(f"{path}: not an RLlib policy export (no format {EXPORT_FORMAT!r}); write one with "
-                         f"`python -m hollywood_env.rllib export CHECKPOINT OUT.pt` (an RLlib checkpoint folder "
+                         f"`hollywood rllib-export CHECKPOINT OUT.pt` (an RLlib checkpoint folder "
                          f"itself is pickles and is not read)")
     if blob.get("version") != 1:
         raise ValueError(f"{path}: export version {blob.get('version')!r} is not supported (1 only)")
@@ -67,7 +72,7 @@ def read_export(path) -> dict:
     return blob
 
 
-def build_actor(layers: list[dict], path="export") -> nn.Sequential:
+def build_actor(layers: list[dict], path: str | Path = "export") -> nn.Sequential:
     """``obs -> logits``: each Linear layer of ``layers``, then its activation if it names one."""
     for prev, nxt in zip(layers, layers[1:]):
         if prev["weight"].shape[0] != nxt["weight"].shape[1]:
@@ -89,11 +94,12 @@ def build_actor(layers: list[dict], path="export") -> nn.Sequential:
 class RLlibPolicy(MaskedActorPolicy):
     """An exported RLlib actor as a batched policy ``(obs, mask) -> actions`` (module docstring)."""
 
-    def __init__(self, actor: nn.Sequential, greedy: bool = True, seed=None, name: str = "rllib"):
+    def __init__(self, actor: nn.Sequential, greedy: bool = True, seed: SeedLike = None, name: str = "rllib"):
         super().__init__(actor, greedy=greedy, seed=seed, name=name)
 
     @classmethod
-    def from_export(cls, path, rules=None, seed=None, greedy: bool = True) -> "RLlibPolicy":
+    def from_export(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
+                    greedy: bool = True) -> "RLlibPolicy":
         """Load ``path`` (an export file) safely; with ``rules``, check the observation size."""
         from hollywood_env.actions import NUM_ACTIONS
 
@@ -113,7 +119,7 @@ class RLlibPolicy(MaskedActorPolicy):
         return policy
 
 
-def ppo_config(env_config: dict | None = None, *, opponent=None, seed=None, **kwargs):
+def ppo_config(env_config: dict | None = None, *, opponent: Any = None, seed: SeedLike = None, **kwargs: Any) -> Any:
     """:func:`hollywood_env.rllib.ppo_config` with ``opponent`` an agent spec (a string, built by
     :func:`agents.registry.make_agent` for the env's rules and ``seed``) or a batched policy;
     None: self-play with the shared module. Other keywords: those of

@@ -24,12 +24,18 @@ checkpoint continues the same games.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from agents.features import NUM_FEATURES, augment
 from agents.league import SELF, Assignment
 from agents.trainutil import HollywoodStats
+
+if TYPE_CHECKING:  # annotations only
+    from agents.league import League
+    from agents.registry import Policy
+    from hollywood_env.selfplay import SelfPlayBatch
 
 
 @dataclass
@@ -55,7 +61,7 @@ class SelfPlayRollout:
     ``features_for_all``: compute ``x`` for every valid row (DQN stores the opponents' decisions
     too), not only the learner's."""
 
-    def __init__(self, batch, league, forbid_taken: bool, features_for_all: bool = False):
+    def __init__(self, batch: SelfPlayBatch, league: League, forbid_taken: bool, features_for_all: bool = False):
         self.batch, self.league, self.forbid = batch, league, forbid_taken
         self.features_for_all = features_for_all
         self.B = batch.num_games
@@ -69,13 +75,13 @@ class SelfPlayRollout:
         self._rows = np.arange(self.B)
         self._x = np.zeros((self.B, batch.observation_size + NUM_FEATURES), dtype=np.float32)
 
-    def take_stats(self):
+    def take_stats(self) -> tuple[HollywoodStats, list[float]]:
         """The statistics and finished-episode returns since the last call (then reset)."""
         stats, returns = self.stats, self.returns_done
         self.stats, self.returns_done = HollywoodStats(), []
         return stats, returns
 
-    def step(self, act) -> Step:
+    def step(self, act: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> Step:
         """One decision in every game; ``act(rows, x, mask) -> actions`` chooses the learner's."""
         B, obs, mask, player, assign, waiting = self.B, self.obs, self.mask, self.player, self.assign, self.waiting
         learner = ~waiting & ((assign.opponent == SELF) | (player == assign.learner_seat))
@@ -130,7 +136,7 @@ class SelfPlayRollout:
                 "ep_return": self.ep_return.copy(), "ep_length": self.ep_length.copy(),
                 "league": self.league.get_state()}
 
-    def set_state(self, state: dict, make_snapshot) -> None:
+    def set_state(self, state: dict, make_snapshot: Callable[[int, str], Policy]) -> None:
         """Restore :meth:`get_state`; ``make_snapshot(id, name)`` rebuilds a live league snapshot."""
         self.batch.set_state(state["batch"])
         self.obs, self.mask = np.array(state["obs"]), np.array(state["mask"])

@@ -33,11 +33,15 @@ import json
 import re
 import zipfile
 
+from pathlib import Path
+
 import numpy as np
 import torch
 from torch import nn
 
 from agents.policies import MaskedActorPolicy
+from hollywood_env.rules import Rules
+from hollywood_env.sampling import SeedLike
 
 __all__ = ["SB3Policy", "ACTIVATIONS"]
 
@@ -63,7 +67,7 @@ def _activation_name(data: dict, path) -> str:
     return name
 
 
-def read_sb3_zip(path) -> tuple[dict[str, torch.Tensor], str]:
+def read_sb3_zip(path: str | Path) -> tuple[dict[str, torch.Tensor], str]:
     """``(policy state dict, activation name)`` of an SB3 ``.zip``, read without unpickling
     anything but tensors (see the module docstring). ``ValueError`` for anything else."""
     try:
@@ -91,7 +95,7 @@ def read_sb3_zip(path) -> tuple[dict[str, torch.Tensor], str]:
     return state, _activation_name(data, path)
 
 
-def build_actor(state: dict[str, torch.Tensor], activation: str, path="model") -> nn.Sequential:
+def build_actor(state: dict[str, torch.Tensor], activation: str, path: str | Path = "model") -> nn.Sequential:
     """The actor ``obs -> logits`` of an SB3 ``MlpPolicy`` state dict: the ``policy_net``
     layers with ``activation`` after each, then ``action_net``."""
     unknown = sorted(k for k in state if not _POLICY_LAYER.fullmatch(k) and not _IGNORED.fullmatch(k)
@@ -130,11 +134,12 @@ def build_actor(state: dict[str, torch.Tensor], activation: str, path="model") -
 class SB3Policy(MaskedActorPolicy):
     """An SB3 actor as a batched policy ``(obs, mask) -> actions`` (see the module docstring)."""
 
-    def __init__(self, actor: nn.Sequential, greedy: bool = True, seed=None, name: str = "sb3"):
+    def __init__(self, actor: nn.Sequential, greedy: bool = True, seed: SeedLike = None, name: str = "sb3"):
         super().__init__(actor, greedy=greedy, seed=seed, name=name)
 
     @classmethod
-    def from_zip(cls, path, rules=None, seed=None, greedy: bool = True) -> "SB3Policy":
+    def from_zip(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
+                 greedy: bool = True) -> "SB3Policy":
         """Load ``path`` (an SB3 ``.zip``) safely; with ``rules``, check the observation size."""
         from hollywood_env.actions import NUM_ACTIONS
 

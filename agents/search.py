@@ -86,6 +86,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -99,14 +100,16 @@ from hollywood_env.cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_b
 from hollywood_env.determinize import InfoSet, sample_worlds
 from hollywood_env.history import HISTORY_SIZE
 from hollywood_env.observation import encode
-from hollywood_env.rules import Rules, resolve_rules
+from hollywood_env.rules import Rules, check_positive_int, resolve_rules
+from hollywood_env.sampling import SeedLike, as_generator
 
 from . import bots as B
-from .marjj import MarjjBot
 from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
+from .registry import AgentSpecError, make_bot
 
-__all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec"]
+__all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec"]
 
+#: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
 _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random")
 _BELIEFS = ("auto",) + BELIEFS
 _VALUES = ("points", "win", "sheet")
@@ -139,8 +142,7 @@ class SearchConfig:
     max_rollout_steps: int = 200
 
     def __post_init__(self):
-        if not isinstance(self.worlds, int) or self.worlds < 1:
-            raise ValueError(f"worlds must be a positive int, got {self.worlds!r}")
+        check_positive_int("worlds", self.worlds)
         if self.rollout not in _ROLLOUTS:
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, got {self.rollout!r}")
         if self.base not in ("",) + _ROLLOUTS:
@@ -150,8 +152,7 @@ class SearchConfig:
         if self.belief not in _BELIEFS:
             raise ValueError(f"belief must be one of {list(_BELIEFS)} (auto: learned when its model file is there, "
                              f"else heuristic), got {self.belief!r}")
-        if not isinstance(self.oversample, int) or self.oversample < 1:
-            raise ValueError(f"oversample must be a positive int, got {self.oversample!r}")
+        check_positive_int("oversample", self.oversample)
         if not self.seconds >= 0:
             raise ValueError(f"seconds must be >= 0 (0: no time budget), got {self.seconds!r}")
         if not self.improve >= 0:
@@ -185,6 +186,20 @@ def parse_search_spec(arg: str) -> dict:
     return out
 
 
+def search_agent_from_spec(arg: str = "", rules: Rules | str | None = None, seed: SeedLike = None) -> "SearchAgent":
+    """The agent of the specs ``search`` / ``search:KEY=VALUE,...`` (:mod:`agents.registry`): a
+    :class:`SearchAgent` with those knobs; a bad knob or belief file raises
+    :class:`~agents.registry.AgentSpecError` naming the spec."""
+    try:
+        knobs = parse_search_spec(arg)
+    except ValueError as e:
+        raise AgentSpecError(f"search:{arg}: {e}") from None
+    try:
+        return SearchAgent(rules=rules, seed=seed, **knobs)
+    except ValueError as e:  # a belief model file that is missing or not valid
+        raise AgentSpecError(f"search:{arg}: {e}") from None
+
+
 @dataclass
 class CandidateValues:
     """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base bot's move
@@ -207,7 +222,8 @@ class SearchAgent:
     #: the match runner gives this agent the public history of the hand (``history=``)
     reads_history = True
 
-    def __init__(self, rules: Rules | str | None = None, seed=None, config: SearchConfig | None = None, **knobs):
+    def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, config: SearchConfig | None = None,
+                 **knobs: Any):
         self.rules = resolve_rules(rules)
         self.config = replace(config or SearchConfig(), **knobs)
         self.belief = None  # the LearnedBelief of belief=learned
@@ -219,15 +235,15 @@ class SearchAgent:
                 self.config = replace(cfg, belief="learned")
             else:
                 self.config = replace(cfg, belief="heuristic")
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        self._policy = _make_bot(self.config.rollout, self.rules, self.rng)
+        self.rng = as_generator(seed)
+        self._policy = make_bot(self.config.rollout, self.rules, self.rng)
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         base = self.config.base or self.config.rollout
-        self._base = self._policy if base == self.config.rollout else _make_bot(base, self.rules, self.rng)
+        self._base = self._policy if base == self.config.rollout else make_bot(base, self.rules, self.rng)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
 
-    def seed(self, seed=None) -> None:
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    def seed(self, seed: SeedLike = None) -> None:
+        self.rng = as_generator(seed)
         self._policy.seed(self.rng)
         if self._base is not self._policy:
             self._base.seed(self.rng)
@@ -236,7 +252,7 @@ class SearchAgent:
         return f"SearchAgent({self.config})"
 
     # --- the policy ------------------------------------------------------------------------------
-    def __call__(self, obs, masks, history=None) -> np.ndarray:
+    def __call__(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)
         masks = np.asarray(masks, dtype=bool)
         if obs.ndim == 1:
@@ -257,7 +273,7 @@ class SearchAgent:
         self.stats["seconds"] += time.perf_counter() - t0
         return out
 
-    def candidate_values(self, obs, masks, history=None) -> "CandidateValues":
+    def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> "CandidateValues":
         """The search without the choice: every row's candidate moves and each one's rollout
         value in each kept world (see :class:`CandidateValues`). ``history``: the public
         histories of the rows (:func:`hollywood_env.history.encode_history`), read by the
@@ -361,7 +377,7 @@ class SearchAgent:
 # --- candidates ---------------------------------------------------------------------------------
 
 
-def candidates(obs, masks, base, moves: str) -> tuple[np.ndarray, np.ndarray]:
+def candidates(obs: np.ndarray, masks: np.ndarray, base: np.ndarray, moves: str) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, actions)`` of the candidate moves of every row with more than one (sorted by row).
     ``moves``: ``all`` (draws, knocks and discards), ``knocks`` (knocks and discards; the draws
     are the base policy's) or ``discards`` (only the plain discards of rows where the base policy,
@@ -421,11 +437,6 @@ def candidates(obs, masks, base, moves: str) -> tuple[np.ndarray, np.ndarray]:
 # --- rollout policies ------------------------------------------------------------------------------
 
 
-def _make_bot(name: str, rules: Rules, rng):
-    return {"simple": B.SimpleBot, "hollywood": B.HollywoodBot, "neller": B.NellerBot, "marjj": MarjjBot,
-            "random": B.RandomBot}[name](rules=rules, seed=rng)
-
-
 def _policy_actions(policy, state: core.State, name: str) -> np.ndarray:
     """The rollout policy's actions in every game of ``state`` (finished games: 0)."""
     if name == "simple":
@@ -454,11 +465,4 @@ def _simple_from_state(bot: B.SimpleBot, state: core.State) -> np.ndarray:
                stock=NUM_CARDS - state.stock_pos, knock_limit=state.knock_limit, take_phase=take_phase,
                first_upcard=take_phase & (phase == PHASE_FIRST_UPCARD), discard_phase=discard_phase,
                legal_discards=legal_discards, legal_knocks=legal_knocks)
-    out = np.zeros(b, dtype=np.int64)
-    rows = np.flatnonzero(take_phase)
-    if rows.size:
-        out[rows] = bot._draw(v, rows)
-    rows = np.flatnonzero(discard_phase)
-    if rows.size:
-        out[rows] = bot._discard(None, v, rows, mask)
-    return out
+    return bot.act_on_view(v, mask)

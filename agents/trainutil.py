@@ -1,18 +1,27 @@
-"""What the PPO and DQN trainers share: seeding, the league's gated promotion, periodic
-evaluation against bots (``eval/*``), Hollywood statistics from rollouts (``hollywood/*``), the
-expert bot of the imitation terms (``ppo.expert``, ``dqn.expert``)."""
+"""What the PPO and DQN trainers share: seeding, the checks of their config sections, the
+league's gated promotion, periodic evaluation against bots (``eval/*``), Hollywood statistics from
+rollouts (``hollywood/*``), the expert bot of the imitation terms (``ppo.expert``, ``dqn.expert``)."""
 
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
-from agents.matches import play_pairing
+from agents.matches import PairingResult, play_pairing
 from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
+from hollywood_env.rules import Rules
+
+if TYPE_CHECKING:  # annotations only
+    import torch
+
+    from agents.bots import Bot
+    from agents.league import League
+    from agents.registry import Policy
 
 
-def seed_everything(seed: int, torch_threads: int):
+def seed_everything(seed: int, torch_threads: int) -> tuple[np.random.Generator, "torch.Generator"]:
     """The fixed seeding block: Python, numpy and torch, and torch's thread count."""
     import torch
 
@@ -33,19 +42,60 @@ def expert_weight(expert: str | None, coef: float, until: float, update: int, nu
     return coef * max(0.0, 1.0 - (update - 1) / (until * num_updates))
 
 
-def check_expert_fields(section: str, expert, coef: float, until: float) -> None:
+# --- config checks (a ValueError naming ``<section>.<key>``, the value and what is allowed) ----------
+
+
+def in_range(value: float, low: float, closed: bool, high: float) -> bool:
+    """``value`` is a finite number above ``low`` (or equal to it when ``closed``) and at most
+    ``high``."""
+    return bool(np.isfinite(value) and (value >= low if closed else value > low) and value <= high)
+
+
+def check_at_least(section: str, config: Any, names: Iterable[str], low: int) -> None:
+    """Each field ``names`` of ``config`` is at least ``low``."""
+    for name in names:
+        if getattr(config, name) < low:
+            raise ValueError(f"{section}.{name} must be >= {low}, got {getattr(config, name)}")
+
+
+def check_numbers(section: str, config: Any, ranges: Iterable[tuple[str, float, bool, float]],
+                  nullable: Iterable[str] = ()) -> None:
+    """Each field of ``ranges`` ``(name, low, low included, high)`` is a finite number in that range
+    (:func:`in_range`); a field of ``nullable`` may also be None."""
+    nullable = set(nullable)
+    for name, low, closed, high in ranges:
+        v = getattr(config, name)
+        if v is None and name in nullable:
+            continue
+        if not in_range(v, low, closed, high):
+            allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
+                       else f"{'>=' if closed else '>'} {low:g} and finite")
+            raise ValueError(f"{section}.{name} must be a number {allowed}{' (or null)' if name in nullable else ''}, "
+                             f"got {v!r}")
+
+
+def check_hidden(section: str, hidden: list[int]) -> None:
+    """``<section>.hidden``: at least one layer size, each at least 1."""
+    if not hidden:
+        raise ValueError(f"{section}.hidden needs at least one layer size, got []")
+    if any(h < 1 for h in hidden):
+        raise ValueError(f"{section}.hidden: every layer size must be >= 1, got {list(hidden)}")
+
+
+def check_expert_fields(section: str, expert: str | None, coef: float, until: float) -> None:
     """The ``<section>.expert*`` values of a config, each checked (a ValueError naming the key, the
     value and what is allowed)."""
-    if not (np.isfinite(coef) and coef >= 0):
+    if not in_range(coef, 0.0, True, np.inf):
         raise ValueError(f"{section}.expert_coef must be a finite number >= 0, got {coef!r}")
-    if not (np.isfinite(until) and 0 < until <= 1):
+    if not in_range(until, 0.0, False, 1.0):
         raise ValueError(f"{section}.expert_until must be a fraction of the run in (0, 1], got {until!r}")
     if expert is not None and not (isinstance(expert, str) and expert.strip()):
         raise ValueError(f"{section}.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
                          f"got {expert!r}")
 
 
-def make_expert(name: str | None, rules, seed, key: str = "ppo.expert"):
+def make_expert(name: str | None, rules: Rules | str | None, seed: int | np.random.Generator | None,
+                key: str = "ppo.expert") -> Bot | None:
     """The bot ``name`` that labels positions for an imitation term (None: no expert); a
     ValueError, naming the config ``key``, when it is not a bot that plays from the observation
     and the mask."""
@@ -64,7 +114,7 @@ def make_expert(name: str | None, rules, seed, key: str = "ppo.expert"):
     return expert
 
 
-def match_win_rate(result) -> float:
+def match_win_rate(result: PairingResult) -> float:
     """A's share of finished matches (draws count half); per-hand results: of hands won."""
     if result.per_hand:
         won, lost = result.a_hands.sum(), result.b_hands.sum()
@@ -74,7 +124,7 @@ def match_win_rate(result) -> float:
     return float(((mw[done] == 0) + 0.5 * (mw[done] == 2)).sum() / max(done.sum(), 1))
 
 
-def evaluate_vs_bots(policy, bots, rules, pairs: int, seed: int) -> dict:
+def evaluate_vs_bots(policy: Policy, bots: Iterable[str], rules: Rules | str | None, pairs: int, seed: int) -> dict:
     """``eval/win_rate_vs_<bot>`` (matches), ``eval/points_per_hand_vs_<bot>`` and
     ``eval/hand_win_rate_vs_<bot>`` from duplicate-deal matches."""
     out = {}
@@ -88,13 +138,14 @@ def evaluate_vs_bots(policy, bots, rules, pairs: int, seed: int) -> dict:
     return out
 
 
-def gate(candidate, best, rules, pairs: int, per_hand: bool, seed: int) -> float:
+def gate(candidate: Policy, best: Policy, rules: Rules | str | None, pairs: int, per_hand: bool, seed: int) -> float:
     """The candidate's win rate against the best snapshot on duplicate deals."""
     r = play_pairing(candidate, best, rules, n_pairs=pairs, seed=seed, per_hand=per_hand, names=("candidate", "best"))
     return match_win_rate(r)
 
 
-def promote_if_better(league, candidate, name: str, rules, league_cfg, seed: int) -> tuple[float, bool]:
+def promote_if_better(league: League, candidate: Policy, name: str, rules: Rules | str | None, league_cfg: Any,
+                      seed: int) -> tuple[float, bool]:
     """The league's gated promotion: ``candidate`` joins the pool (and becomes the best snapshot)
     when there is no best yet, or when it beats the best in more than ``gate_threshold`` of
     ``gate_pairs`` duplicate pairs. Returns ``(win rate, promoted)``."""
@@ -114,13 +165,13 @@ class HollywoodStats:
     def __init__(self):
         self.reset()
 
-    def reset(self):
+    def reset(self) -> None:
         self.hands = self.walls = self.gins = self.knocks = self.undercuts = self.matches = 0
         self.knock_deadwood = 0.0
         self.learner_games = self.learner_matches = 0
         self.episodes = self.episode_decisions = 0  # episodes against other opponents
 
-    def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None):
+    def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None) -> None:
         e = info["hand_ended"]
         if e.any():
             kind = info["hand_kind"][e]
@@ -162,7 +213,7 @@ class HollywoodStats:
         return out
 
 
-def gather_batches(batches) -> tuple[int, HollywoodStats, list[float]]:
+def gather_batches(batches: Iterable[Any]) -> tuple[int, HollywoodStats, list[float]]:
     """The shards' batches of one update: learner decisions, merged ``hollywood/*`` statistics,
     and the returns of the episodes finished against other opponents."""
     stats = HollywoodStats()
@@ -171,7 +222,8 @@ def gather_batches(batches) -> tuple[int, HollywoodStats, list[float]]:
     return sum(b.n_learner for b in batches), stats, [r for b in batches for r in b.episode_returns]
 
 
-def league_after_update(league, snapshot, update: int, cfg, rules, batches, additions: list, save_best) -> dict:
+def league_after_update(league: League, snapshot: Callable[[str], Policy], update: int, cfg: Any, rules: Rules,
+                        batches: list[Any], additions: list, save_best: Callable[[int], None]) -> dict:
     """The learner's league at the end of ``update``: every ``league.snapshot_every`` updates the
     ``snapshot(name)`` policy is gated (:func:`promote_if_better`); a promoted one is queued in
     ``additions`` (sent to the shards with the next rollout) and ``save_best(update)`` is called.

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.matches import play_pairing  # noqa: E402
-from experiments.tournament import round_robin  # noqa: E402
+from experiments.evaluation.tournament import round_robin  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env import observation as O  # noqa: E402
 from hollywood_env.rules import Rules  # noqa: E402

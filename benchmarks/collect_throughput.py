@@ -30,8 +30,8 @@ from agents.collectors import make_collector  # noqa: E402
 from agents.features import NUM_FEATURES  # noqa: E402
 from agents.networks import ActorCritic  # noqa: E402
 from agents.ppo import PPOShard  # noqa: E402
-from experiments.config import apply_overrides  # noqa: E402
-from experiments.schema import TrainConfig  # noqa: E402
+from experiments.config.loader import apply_overrides  # noqa: E402
+from experiments.config.schema import TrainConfig  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
 from hollywood_env.observation import observation_size  # noqa: E402
 

@@ -85,7 +85,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from agents.registry import AgentSpecError, call_policy, make_agent  # noqa: E402
-from experiments.stats import cluster_bootstrap, wilson  # noqa: E402
+from experiments.evaluation.stats import cluster_bootstrap, wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env import melds as M  # noqa: E402
 from hollywood_env.actions import (  # noqa: E402
@@ -390,7 +390,7 @@ def summarize(hands: list[HandResult], n_boot: int = 2000) -> dict:
 
 
 def format_table(agent: str, s: dict, seed: int, seconds: float | None = None) -> str:
-    from experiments.stats import Estimate
+    from experiments.evaluation.stats import Estimate
 
     wr = Estimate(**s["win_rate"])
     pp = Estimate(**{k: (v if v is not None else float("nan")) for k, v in s["points_per_hand"].items()})

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from agents.bots import SimpleBot  # noqa: E402
 from agents.search import SearchAgent, candidates, parse_search_spec  # noqa: E402
-from experiments.stats import wilson  # noqa: E402
+from experiments.evaluation.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import KIND_WALL  # noqa: E402
 from hollywood_env.cards import CARD_BITS, NUM_CARDS  # noqa: E402

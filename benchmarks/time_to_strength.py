@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from experiments.stats import wilson  # noqa: E402
+from experiments.evaluation.stats import wilson  # noqa: E402
 
 
 def eval_points(run: Path, bot: str, cores: float) -> list[tuple[float, float, int]]:

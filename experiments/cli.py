@@ -6,9 +6,13 @@
 
     hollywood tournament ... --ray [--ray-address ADDR]   (the pairings as parallel Ray tasks)
 
-    hollywood train CONFIG [...]       (experiments/train.py parses its own arguments)
-    hollywood reproduce RUN_DIR [...]
-    hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (experiments/sweep.py, Ray Tune)
+    hollywood train CONFIG [...]        hollywood reproduce RUN_DIR | models/NAME.pt
+    hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (Ray Tune)
+    hollywood quickstart | sb3-train | belief | ship | publish | behaviour | play | replay | play-results
+
+Every command has ``--help``. ``evaluate`` and ``tournament`` are parsed here; every other command
+hands the rest of its command line to a function of the module that does the job, which parses it
+(:data:`PASSTHROUGH`).
 
 Agents: ``random``, ``simple``, ``neller``, ``hollywood``, ``marjj``, ``ppo:PATH``, ``dqn:PATH`` (a
 checkpoint or a run folder) or ``module:function`` (see :mod:`agents.registry`). More subcommands plug in
@@ -32,7 +36,7 @@ from hollywood_env.rules import PRESETS, Rules
 
 from agents.registry import AgentSpecError, describe_agents, make_agent
 
-from .config import suggest
+from experiments.config.loader import suggest
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
@@ -102,7 +106,7 @@ def rules_from_args(args) -> Rules:
 
 
 def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
-    from .evaluate import REWARD_MODES
+    from experiments.evaluation.head_to_head import REWARD_MODES
 
     g = p.add_mutually_exclusive_group()
     g.add_argument("-n", "--matches", type=int, default=None,
@@ -123,7 +127,7 @@ def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
 
 
 def _check_common(args, default_matches: int):
-    from .evaluate import REWARD_MODES
+    from experiments.evaluation.head_to_head import REWARD_MODES
 
     if args.reward not in REWARD_MODES:
         raise CLIError(f"--reward: unknown reward mode {args.reward!r}; valid modes: {', '.join(REWARD_MODES)}"
@@ -171,7 +175,7 @@ def _check_agents(specs, rules):
 def _progress(total: int, desc: str, quiet: bool):
     if quiet:
         return None
-    from .progress import progress_bar
+    from experiments.progress import progress_bar
 
     # counted in fractions of games (agents.matches.game_progress): shown rounded
     return progress_bar(total=total, desc=desc, unit="game", dynamic_ncols=True, smoothing=0.05,
@@ -190,7 +194,7 @@ def _add_evaluate(p):
 
 
 def _run_evaluate(args) -> int:
-    from .evaluate import evaluate, format_summary
+    from experiments.evaluation.head_to_head import evaluate, format_summary
 
     rules, n_pairs, max_steps = _check_common(args, 2000)
     _check_agents([args.agent_a, args.agent_b], rules)
@@ -232,7 +236,7 @@ def _add_tournament(p):
 
 def _run_tournament(args) -> int:
     from agents.ray_support import RayUnavailable
-    from .tournament import round_robin, summarize_tournament, write_tournament, format_tournament
+    from experiments.evaluation.tournament import round_robin, summarize_tournament, write_tournament, format_tournament
 
     if len(args.agents) < 2:
         raise CLIError("a tournament needs at least two agents")
@@ -259,17 +263,26 @@ def _run_tournament(args) -> int:
     return 0
 
 
-add_passthrough("train", "train a PPO or DQN agent from a YAML config (see experiments/train.py)",
-                "experiments.train:train_main")
+add_passthrough("train", "train a PPO or DQN agent from a YAML config", "experiments.training.train:train_main")
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics, or retrain a shipped model "
-                "(models/NAME.pt) and check its card's intervals", "experiments.ship:reproduce_main")
-add_passthrough("belief", "train, measure and reproduce the learned belief over the opponent's hand "
-                "(see experiments/belief_train.py)", "experiments.belief_train:main")
-add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card (experiments/ship.py)",
-                "experiments.ship:main")
-add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table (see experiments/sweep.py)",
-                "experiments.sweep:sweep_main")
-add_passthrough("play", "play against any agent in the browser (needs the play extra; see experiments/play)",
+                "(models/NAME.pt) and check its card's intervals", "experiments.release.ship:reproduce_main")
+add_passthrough("sweep", "seeds x grid of training runs on Ray Tune, with a summary table",
+                "experiments.training.sweep:sweep_main")
+add_passthrough("quickstart", "the README's quick start: a short PPO run, then a round robin against the bots",
+                "experiments.training.quickstart:main")
+add_passthrough("sb3-train", "train sb3-contrib's MaskablePPO through the Stable-Baselines3 adapter (needs the sb3 "
+                "extra)", "experiments.training.sb3_train:main")
+add_passthrough("belief", "train, measure and reproduce the learned belief over the opponent's hand",
+                "experiments.training.belief_train:main")
+add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card",
+                "experiments.release.ship:main")
+add_passthrough("publish", "train a config's seeds (or reuse runs), evaluate them against bots and play a round "
+                "robin: the tables and plots of a published result", "experiments.release.publish:main")
+add_passthrough("rllib-export", "export an RLlib checkpoint's policy as a weights-only file for the rllib:PATH "
+                "agent spec (needs the rllib extra)", "experiments.release.rllib_export:main")
+add_passthrough("behaviour", "how agents play: knock timing, gin chasing and play by sheet lead, from their own "
+                "decisions", "experiments.analysis.behaviour:main")
+add_passthrough("play", "play against any agent in the browser (needs the play extra)",
                 "experiments.play.commands:play_main")
 add_passthrough("replay", "print a game log of `hollywood play` hand by hand", "experiments.play.commands:replay_main")
 add_passthrough("play-results", "the human's results per opponent from a folder of game logs, with 95% intervals",

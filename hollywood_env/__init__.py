@@ -1,5 +1,7 @@
 """Hollywood Gin: a vectorized Gin Rummy rules engine with three-column Hollywood scoring."""
 
+from typing import Any
+
 from .rules import PRESETS, Rules, resolve_rules
 from . import actions, cards, melds
 
@@ -12,7 +14,7 @@ __all__ = ["Rules", "PRESETS", "resolve_rules", "actions", "cards", "melds", "__
            "SelfPlayBatch", "RandomOpponent", "HollywoodGinSB3VecEnv", "hollywood_gin_v0"]
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> Any:
     """The PettingZoo AEC env in the classic wrappers (see :mod:`hollywood_env.aec_env`)."""
     from .aec_env import env as _env
 

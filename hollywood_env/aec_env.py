@@ -79,8 +79,9 @@ appear.
 Calls out of order (as PettingZoo's ``OrderEnforcingWrapper`` and classic envs do):
 ``step()``, ``observe()``, ``last()`` or ``render()`` before ``reset()`` raise
 ``ResetNeededError`` (a ``RuntimeError``) saying to call ``reset()``; a terminated or truncated agent must step with
-``None``; once every agent is done, ``step(None)`` is ignored with PettingZoo's warning and any
-other action raises ``ResetNeededError``.
+``None``; once every agent is done, ``step(None)`` is ignored with PettingZoo's warning, any
+other action and ``last()`` raise ``ResetNeededError``, and every ``action_mask`` is all 0. A bool
+is not an action (``True`` is refused, not read as 1).
 
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
 legal mask, on Python ints), and the env keeps the scoresheet part of the observations between
@@ -95,6 +96,7 @@ Version history: the table in :mod:`hollywood_env.hollywood_gin_v0` (the version
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -124,7 +126,7 @@ IllegalActionError = core.IllegalActionError
 
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> classic_env:
     """The AEC env with the behaviour of PettingZoo's classic wrappers (an illegal move ends the
     game with -1, actions out of bounds are refused, calls out of order are errors): a
     :class:`classic_env` (see the module docstring). ``wrapped_env(**kwargs)`` gives the same
@@ -132,7 +134,7 @@ def env(**kwargs):
     return classic_env(**kwargs)
 
 
-def wrapped_env(**kwargs):
+def wrapped_env(**kwargs: Any) -> AECEnv:
     """``raw_env`` in PettingZoo's classic wrappers (``TerminateIllegalWrapper(illegal_reward=-1)``,
     ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``): what :func:`env` used to return;
     it behaves as :func:`env` does, at about half the speed."""
@@ -195,14 +197,14 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[0]
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
     # --- PettingZoo API -----------------------------------------------------------------------
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self.state is None:
             self.state = core.init(1, self.rules, seed=slot_seeds_for(seed, 1), max_steps=self.max_steps)
         else:
@@ -222,13 +224,14 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self._obs_cache.get(agent)
         if obs is None:
             if self.state is None:
                 raise ResetNeededError("reset() must be called before observe() (or last())")
             p = self._names.index(agent)
-            if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+            if (agent == self.agent_selection and agent in self.terminations
+                    and not (self.terminations[agent] or self.truncations[agent])):
                 mask = self.state.legal_action_mask[0].astype(np.int8)
             else:
                 mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -236,7 +239,15 @@ class raw_env(AECEnv, EzPickle):
             self._obs_cache[agent] = obs
         return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
 
-    def step(self, action):
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last()``; once every agent is done (each stepped with None) there is no
+        agent to report on, so it raises ``ResetNeededError`` saying to call ``reset()``."""
+        if self.state is not None and self.agent_selection not in self._cumulative_rewards:
+            raise ResetNeededError("the episode is over (every agent is done and has stepped with None): "
+                                   "call reset() before last()")
+        return super().last(observe)
+
+    def step(self, action: int | np.integer | None) -> None:
         if self.state is None:
             raise ResetNeededError("reset() must be called before step()")
         if not self.agents:  # every agent is done (and has stepped with None)
@@ -250,7 +261,7 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             self._obs_cache = {}
             return
-        a = self._check_action(agent, action)
+        a = self.check_action(agent, action)
         st = self.state
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
@@ -273,7 +284,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode (use render_mode='ansi' or 'human')")
@@ -291,7 +302,7 @@ class raw_env(AECEnv, EzPickle):
             return None
         return text
 
-    def close(self):
+    def close(self) -> None:
         pass
 
     # --- internals ----------------------------------------------------------------------------
@@ -305,7 +316,10 @@ class raw_env(AECEnv, EzPickle):
         view["hands"] = {agent: list(summary["hands"][agent])}
         return view
 
-    def _check_action(self, agent, action) -> int:
+    def check_action(self, agent: str, action: Any) -> int:
+        """``action`` as an int if it is legal for ``agent`` (the agent to act), else an error:
+        ``ValueError`` for None, ``TypeError`` for a non-integer, :class:`IllegalActionError`
+        naming the legal actions for one the mask forbids. Changes nothing."""
         if action is None:
             raise ValueError(f"{agent} is to act: an action in 0..{NUM_ACTIONS - 1} is expected, got None")
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
@@ -362,28 +376,28 @@ class classic_env(raw_env):
             raise AttributeError(f"{name} cannot be accessed before reset")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._has_reset = True
         self._has_updated = True
         self._ended_illegal = False
         super().reset(seed=seed, options=options)
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return super().observe(agent)
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return super().render()
 
-    def agent_iter(self, max_iter: int = 2**63):
+    def agent_iter(self, max_iter: int = 2**63) -> _OrderEnforcingIter:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
         return _OrderEnforcingIter(self, max_iter)
 
-    def step(self, action):
+    def step(self, action: int | np.integer | None) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
         self._has_updated = True
@@ -392,8 +406,9 @@ class classic_env(raw_env):
             return
         agent = self.agent_selection
         dead = self.terminations[agent] or self.truncations[agent]
-        # AssertOutOfBoundsWrapper
-        if not ((action is None and dead) or (type(action) is int and 0 <= action < NUM_ACTIONS)
+        # AssertOutOfBoundsWrapper (a bool is no action, though Discrete.contains(True) holds)
+        if isinstance(action, (bool, np.bool_)) or not (
+                (action is None and dead) or (type(action) is int and 0 <= action < NUM_ACTIONS)
                 or self.action_spaces[agent].contains(action)):
             raise AssertionError(f"action is not in action space: {action!r} for {agent}; allowed: an integer in "
                                  f"0..{NUM_ACTIONS - 1}" + (", or None (the agent is done)" if dead else ""))

@@ -24,6 +24,8 @@ from typing import Iterable
 
 import numpy as np
 
+from .sampling import SeedLike, as_generator
+
 NUM_CARDS = 52
 NUM_RANKS = 13
 NUM_SUITS = 4
@@ -45,11 +47,11 @@ UPCARD_POS = 20
 STOCK_START = 21
 
 
-def card_rank(card) -> np.ndarray | int:
+def card_rank(card: np.ndarray | int) -> np.ndarray | int:
     return card % NUM_RANKS
 
 
-def card_suit(card) -> np.ndarray | int:
+def card_suit(card: np.ndarray | int) -> np.ndarray | int:
     return card // NUM_RANKS
 
 
@@ -126,7 +128,7 @@ def mask_to_cards(mask: int) -> list[int]:
     return [c for c in range(NUM_CARDS) if (mask >> c) & 1]
 
 
-def as_card_list(hand) -> list[int]:
+def as_card_list(hand: str | Iterable[int | str] | np.ndarray) -> list[int]:
     """A hand given as card strings, a string, card indices or a (52,) bool array -> indices."""
     if isinstance(hand, str):
         return parse_cards(hand)
@@ -162,9 +164,10 @@ def bools_to_masks(hands: np.ndarray) -> np.ndarray:
 
 
 def masks_to_bools(masks: np.ndarray) -> np.ndarray:
-    """(N,) uint64 masks -> (N, 52) bool."""
-    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8")
-    return np.unpackbits(m.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :NUM_CARDS].astype(bool)
+    """(N,) uint64 masks -> (N, 52) bool (a view of a fresh buffer: rows are 64 bytes apart)."""
+    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8", copy=False)
+    # one flat unpack (numpy's unpack along an axis is about twice as slow)
+    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(-1, 64)[:, :NUM_CARDS].view(bool)
 
 
 # --- the deal: counter-based, per game ------------------------------------------------------
@@ -189,7 +192,7 @@ def _mix(match_seeds: np.ndarray, hand_numbers: np.ndarray, stream: int) -> np.n
         return splitmix64(splitmix64(s) ^ (h * np.uint64(0xD6E8FEB86659FD93) + np.uint64(stream)))
 
 
-def deal_decks(match_seeds, hand_numbers) -> np.ndarray:
+def deal_decks(match_seeds: np.ndarray | int, hand_numbers: np.ndarray | int) -> np.ndarray:
     """The deck (a permutation of 0..51, int8) for each (match seed, hand number) pair.
 
     Hand numbers count every deal of the match from 0, walls included.
@@ -200,12 +203,12 @@ def deal_decks(match_seeds, hand_numbers) -> np.ndarray:
     return np.argsort(keys, axis=1, kind="stable").astype(np.int8)
 
 
-def first_dealer(match_seeds) -> np.ndarray:
+def first_dealer(match_seeds: np.ndarray | int) -> np.ndarray:
     """The cut for the first dealer of each match: 0 or 1, uniformly from the match seed."""
     return (_mix(match_seeds, np.zeros_like(np.asarray(match_seeds, dtype=np.uint64)), 2) >> np.uint64(63)).astype(np.int8)
 
 
-def match_seeds_from(seed, n: int) -> np.ndarray:
+def match_seeds_from(seed: SeedLike, n: int) -> np.ndarray:
     """``n`` match seeds (uint64) drawn from ``seed`` (an int, a SeedSequence or a Generator)."""
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)

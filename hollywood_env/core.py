@@ -39,6 +39,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from typing import Union
+
 import numpy as np
 
 from . import melds as M
@@ -50,6 +52,11 @@ from .cards import CARD_BITS, CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, d
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, event_code
 from .rules import Rules, resolve_rules
 from .scoring import BatchScoresheet, settle_hands
+
+#: games of a State: indices, or a bool mask ``(B,)``
+Games = Union[np.ndarray, list, slice, int]
+#: a seed: an int, or an array of per-game slot seeds (``init``), or None (fresh entropy)
+SeedOrSlots = Union[int, np.integer, np.ndarray, None]
 
 _CARD_BIT_OR_ZERO = np.concatenate([CARD_BITS, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
 
@@ -150,12 +157,13 @@ def _slot_seeds(seed, batch_size: int) -> np.ndarray:
     return arr.copy()
 
 
-def slot_seeds(seed, batch_size: int) -> np.ndarray:
+def slot_seeds(seed: SeedOrSlots, batch_size: int) -> np.ndarray:
     """The slot seeds ``init`` derives from an int seed (game ``i`` gets element ``i``)."""
     return _slot_seeds(seed, batch_size)
 
 
-def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps: int | None = None) -> State:
+def init(batch_size: int, rules: Rules | str | None = None, seed: SeedOrSlots = None,
+         max_steps: int | None = None) -> State:
     """Start ``batch_size`` matches. ``seed``: an int, or an array of per-game slot seeds."""
     if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
@@ -186,7 +194,7 @@ def init(batch_size: int, rules: Rules | str | None = None, seed=None, max_steps
     return state
 
 
-def take(state: State, games) -> State:
+def take(state: State, games: Games) -> State:
     """A new State of the games ``games`` of ``state`` (indices, repeats allowed, or a bool mask
     ``(B,)``), in that order: game ``i`` of the result is a copy of game ``games[i]``.
 
@@ -212,7 +220,7 @@ def take(state: State, games) -> State:
     return State(rules=state.rules, max_steps=state.max_steps, sheet=sheet, **arrays)
 
 
-def reset_games(state: State, games) -> State:
+def reset_games(state: State, games: Games) -> State:
     """Start new matches in the chosen games (bool mask (B,) or indices); the next match seed of
     each slot. Their events and rewards are cleared; the other games are untouched."""
     idx = np.flatnonzero(games) if np.asarray(games).dtype == bool else np.asarray(games, dtype=np.int64)
@@ -239,7 +247,7 @@ def _start_matches(state: State, idx: np.ndarray) -> None:
     _deal(state, idx)
 
 
-def deal(state: State, games, decks, dealer=None) -> State:
+def deal(state: State, games: Games, decks: np.ndarray, dealer: np.ndarray | int | None = None) -> State:
     """Replace the deal of the hand about to start in ``games`` (indices) with ``decks``: one
     ``(52,)`` card order per game, laid out as every deal is (cards 0-9 to the non-dealer, 10-19
     to the dealer, 20 the upcard, the stock from 21 on, drawn in that order); ``dealer`` (0/1 per
@@ -316,7 +324,7 @@ def _clear_events(state: State, idx) -> None:
     state.games_ended[idx] = False
 
 
-def legal_action_mask(state: State, idx=None) -> np.ndarray:
+def legal_action_mask(state: State, idx: Games | None = None) -> np.ndarray:
     """The legal-action mask of the games ``idx`` (default: all), computed from the state."""
     return _words_to_mask(_legal_words(state, idx))
 
@@ -377,7 +385,7 @@ def _raise_illegal(state: State, actions: np.ndarray, bad: np.ndarray) -> None:
     raise IllegalActionError(f"illegal action {a} ({name}) in game {g}{more}; legal actions: {shown}")
 
 
-def step(state: State, actions, games=None) -> State:
+def step(state: State, actions: np.ndarray, games: Games | None = None) -> State:
     """Apply one action per game. In place; returns ``state``.
 
     ``games`` (optional, bool ``(B,)`` or indices) steps only those games; the others, and games

@@ -50,7 +50,7 @@ from . import observation as O
 from .actions import NUM_ACTIONS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_bools
 from .melds import popcount
-from .rules import Rules, resolve_rules
+from .rules import Rules, check_positive_int, resolve_rules
 
 __all__ = ["InfoSet", "sample_worlds", "consistent", "unseen_cards", "opponent_hand_size"]
 
@@ -96,7 +96,8 @@ class InfoSet:
         return self.hand.shape[0]
 
     @classmethod
-    def from_state(cls, state: core.State, games=None, viewer=None) -> "InfoSet":
+    def from_state(cls, state: core.State, games: np.ndarray | None = None,
+                   viewer: int | np.ndarray | None = None) -> "InfoSet":
         """The information of ``viewer`` (a seat, or ``(n,)`` seats; default the player to act)
         in the games ``games`` (indices; default all) of ``state``. Reads the viewer's hand and
         public fields only: never the opponent's hand beyond its known cards, nor the stock."""
@@ -122,7 +123,7 @@ class InfoSet:
         )
 
     @classmethod
-    def from_observation(cls, obs, masks, rules: Rules | str | None = None) -> "InfoSet":
+    def from_observation(cls, obs: np.ndarray, masks: np.ndarray, rules: Rules | str | None = None) -> "InfoSet":
         """The information in observations ``(n, D)`` and legal masks ``(n, A)`` of the player to
         act (as every agent receives them), with the viewer in seat 0. Rows must be live (some
         legal action). ``own_known`` is empty (not in the observation); the card just taken
@@ -194,7 +195,7 @@ def opponent_hand_size(info: InfoSet) -> np.ndarray:
 
 
 def sample_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, max_steps: int | None = None,
-                  weights=None) -> core.State:
+                  weights: np.ndarray | None = None) -> core.State:
     """``worlds`` random worlds per information set, as one State of ``n * worlds`` games (world
     ``j`` of set ``i`` at index ``i * worlds + j``), ready to step: legal masks computed, no
     events, no rewards. See the module docstring for what is random.
@@ -206,8 +207,7 @@ def sample_worlds(info: InfoSet, worlds: int, rng: np.random.Generator, max_step
     sampling; cards of weight 0 only when the positive ones run out); the stock is a uniformly
     random order of the rest. Only unseen cards are ever dealt to the opponent, so every world is
     consistent whatever the weights."""
-    if not isinstance(worlds, (int, np.integer)) or worlds < 1:
-        raise ValueError(f"worlds must be a positive int, got {worlds!r}")
+    check_positive_int("worlds", worlds)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     n, w = len(info), int(worlds)

@@ -47,6 +47,8 @@ Turns are counted from the start of the hand and capped at 1.0 (20 turns).
 
 from __future__ import annotations
 
+from typing import Any  # encode_history's state: a hollywood_env.core.State (core imports this module)
+
 import numpy as np
 
 from .cards import NUM_CARDS
@@ -74,13 +76,13 @@ GIVEN = HISTORY_PLANES * NUM_CARDS
 _TURN_SCALE = 20.0
 
 
-def event_code(actor, kind, card):
+def event_code(actor: int | np.ndarray, kind: int | np.ndarray, card: int | np.ndarray) -> np.ndarray:
     """The ``int16`` code of the event ``kind`` (``EVENT_*``) of ``card`` by seat ``actor``
     (scalars or arrays)."""
     return ((np.asarray(actor) * _KINDS + kind) * NUM_CARDS + np.asarray(card)).astype(np.int16)
 
 
-def decode_events(codes):
+def decode_events(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(actor, kind, card)`` arrays of event codes (entries of -1: actor, kind and card -1)."""
     codes = np.asarray(codes).astype(np.int64)
     valid = codes >= 0
@@ -94,7 +96,7 @@ def no_history(n: int) -> np.ndarray:
     return np.zeros((n, HISTORY_SIZE), dtype=np.float32)
 
 
-def encode_history(state, viewer=None, games=None) -> np.ndarray:
+def encode_history(state: Any, viewer: int | np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
     """``(n, HISTORY_SIZE)``: the public history of the hand being played in the games ``games``
     (indices; default all) of a :class:`hollywood_env.core.State`, seen by ``viewer`` (a seat or
     ``(n,)`` seats; default the player to act). Reads the log only: nothing hidden."""
@@ -104,7 +106,7 @@ def encode_history(state, viewer=None, games=None) -> np.ndarray:
     return encode_history_arrays(state.log[g], state.log_size[g], me)
 
 
-def encode_history_arrays(log, log_size, viewer) -> np.ndarray:
+def encode_history_arrays(log: np.ndarray, log_size: np.ndarray, viewer: int | np.ndarray) -> np.ndarray:
     """:func:`encode_history` from the arrays: ``log (n, L)`` event codes, ``log_size (n,)`` and
     ``viewer (n,)`` seats."""
     log = np.asarray(log)

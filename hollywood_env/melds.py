@@ -26,11 +26,12 @@ read as a 52-bit number; runs are maximal.
 from __future__ import annotations
 
 import itertools
+from typing import Iterable
 
 import numpy as np
 
 from .cards import (CARD_BITS, CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask,
-                    mask_to_cards)
+                    mask_to_cards, masks_to_bools)
 
 U64 = np.uint64
 SUIT_BITS = 0x1FFF
@@ -54,6 +55,14 @@ del _P, _BITS, _SEG3
 _SUIT_OF_CARD = np.arange(NUM_CARDS) // 13
 
 
+def ranks_held_3plus(p0: np.ndarray | int, p1: np.ndarray | int, p2: np.ndarray | int,
+                     p3: np.ndarray | int) -> np.ndarray | int:
+    """The 13-bit mask of the ranks held at least 3 times, from the four suit patterns of a hand
+    (numpy arrays or Python ints): a rank is in three of the four suits when it is in two of
+    them and in one of the other two."""
+    return (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+
+
 def suit_patterns(masks: np.ndarray) -> list[np.ndarray]:
     """The four 13-bit suit patterns (int64) of each mask."""
     m = np.asarray(masks, dtype=np.uint64).view(np.int64)  # 52-bit masks: the same bits, signed
@@ -68,7 +77,7 @@ _VALUE_AT_LEAST = np.array([sum(1 << c for c in range(NUM_CARDS) if CARD_VALUES[
                            dtype=np.uint64)
 
 
-def _suit_rows(masks) -> np.ndarray:
+def _suit_rows(masks: np.ndarray) -> np.ndarray:
     """``(4, n)`` int64: the suit patterns of ``n`` masks, one row per suit."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1).view(np.int64)
     return (m >> _SUIT_SHIFT_COL) & SUIT_BITS
@@ -77,28 +86,27 @@ def _suit_rows(masks) -> np.ndarray:
 def _loose_rows(p: np.ndarray):
     """``(loose (4, n), loose value (n,))``: the cards of the suit rows ``p`` that fit in no meld
     at all (in no stretch of 3+ ranks of their suit, of no rank held 3+ times)."""
-    p0, p1, p2, p3 = p
-    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
-    loose = _NOT_RUN[p] & ~three
+    loose = _NOT_RUN[p] & ~ranks_held_3plus(*p)
     return loose, SUIT_VALUE[loose].sum(axis=0)
 
 
 def _set_ranks(p):
     """13-bit masks of the ranks held at least 3 times and 4 times."""
     p0, p1, p2, p3 = p
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
-    return three, p0 & p1 & p2 & p3
+    return ranks_held_3plus(p0, p1, p2, p3), p0 & p1 & p2 & p3
 
 
-def popcount(masks) -> np.ndarray:
+def popcount(masks: np.ndarray | int) -> np.ndarray:
+    """The number of cards of each 52-bit mask (int64)."""
     return np.bitwise_count(np.asarray(masks, dtype=np.uint64)).astype(np.int64)
 
 
-def hand_values(masks) -> np.ndarray:
+def hand_values(masks: np.ndarray) -> np.ndarray:
+    """The deadwood value of all the cards of each mask."""
     return sum(SUIT_VALUE[q] for q in suit_patterns(masks))
 
 
-def unmeldable_value(masks) -> np.ndarray:
+def unmeldable_value(masks: np.ndarray) -> np.ndarray:
     """Value of the cards that fit in no meld at all: a lower bound on deadwood after discards."""
     return _loose_rows(_suit_rows(masks))[1].reshape(np.shape(masks))
 
@@ -183,7 +191,7 @@ def _arrangement_key(dw, set_mask):
     return (dw.astype(np.int64) << 56) | (popcount(set_mask) << 52) | set_mask.astype(np.int64)
 
 
-def run_mask_after_sets(masks, set_mask) -> np.ndarray:
+def run_mask_after_sets(masks: np.ndarray, set_mask: np.ndarray) -> np.ndarray:
     """The cards melded in (maximal) runs once ``set_mask`` is taken out of the hand."""
     rest = np.asarray(masks, dtype=np.uint64) & ~np.asarray(set_mask, dtype=np.uint64)
     out = np.zeros(rest.shape, dtype=np.uint64)
@@ -192,7 +200,7 @@ def run_mask_after_sets(masks, set_mask) -> np.ndarray:
     return out
 
 
-def best_arrangement_masks(masks: np.ndarray):
+def best_arrangement_masks(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(deadwood, set_mask, run_mask)`` of the tie-broken minimum-deadwood arrangement."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1)
     if m.shape[0] < SMALL_BATCH_ARRANGEMENT:
@@ -207,7 +215,7 @@ def best_arrangement_masks(masks: np.ndarray):
     return best_dw, best_set, run_mask_after_sets(m, best_set)
 
 
-def min_arrangement_rows(masks: np.ndarray):
+def min_arrangement_rows(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """All minimum-deadwood set choices: ``(row_hand, set_mask, run_mask, deadwood)``."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1)
     row_hand, set_mask, dw, starts = _choice_rows(m)
@@ -222,16 +230,10 @@ def min_arrangement_rows(masks: np.ndarray):
 
 def _expand_discards(masks: np.ndarray, candidates: np.ndarray):
     """Rows (hand index, card) for every candidate card; the masks without that card."""
-    bools = _masks_to_bools(candidates)
+    bools = masks_to_bools(candidates)
     hand_idx, card = np.nonzero(bools)
     reduced = np.asarray(masks, dtype=np.uint64)[hand_idx] & ~CARD_BITS[card]
     return hand_idx, card, reduced
-
-
-def _masks_to_bools(masks):
-    m = np.ascontiguousarray(np.asarray(masks, dtype=np.uint64).reshape(-1)).astype("<u8", copy=False)
-    # one flat unpack (numpy's unpack along an axis is about twice as slow)
-    return np.unpackbits(m.view(np.uint8), bitorder="little").reshape(-1, 64)[:, :NUM_CARDS].view(bool)
 
 
 def deadwood_after_discard_masks(masks: np.ndarray) -> np.ndarray:
@@ -243,7 +245,7 @@ def deadwood_after_discard_masks(masks: np.ndarray) -> np.ndarray:
     return out
 
 
-def knock_discards(masks: np.ndarray, limits, allowed: np.ndarray | None = None) -> np.ndarray:
+def knock_discards(masks: np.ndarray, limits: np.ndarray | int, allowed: np.ndarray | None = None) -> np.ndarray:
     """uint64 mask, per hand, of the cards whose discard leaves deadwood <= ``limits``.
 
     ``allowed`` (uint64 masks, default: the hand) restricts the discards considered. Exact, but
@@ -252,7 +254,8 @@ def knock_discards(masks: np.ndarray, limits, allowed: np.ndarray | None = None)
     return knock_discards_loose(masks, limits, allowed)[0]
 
 
-def knock_discards_loose(masks: np.ndarray, limits, allowed: np.ndarray | None = None):
+def knock_discards_loose(masks: np.ndarray, limits: np.ndarray | int,
+                         allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`knock_discards` and :func:`unmeldable_value` of the same hands, in one pass."""
     m = np.asarray(masks, dtype=np.uint64).reshape(-1)
     n = m.shape[0]
@@ -275,7 +278,7 @@ def knock_discards_loose(masks: np.ndarray, limits, allowed: np.ndarray | None =
     if some.size == 0:
         return out, loose_value
     maybe, cand = maybe[some], cand[some]
-    hand_idx, card = np.nonzero(_masks_to_bools(cand))
+    hand_idx, card = np.nonzero(masks_to_bools(cand))
     reduced = m[maybe][hand_idx] & ~CARD_BITS[card]
     limit = limits[maybe][hand_idx]
     # the loose value of the 10 cards left is a sharper bound (a discard can leave its meld
@@ -306,7 +309,8 @@ def _grow(seed, through):
     return reach
 
 
-def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray, knocker_run_mask: np.ndarray):
+def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray,
+                 knocker_run_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The defender's best lay-offs onto the knocker's melds, with its own melds.
 
     Returns ``(final_deadwood, laid_off, defender_set_mask, defender_run_mask)``.
@@ -380,7 +384,7 @@ def min_deadwood_one(mask: int) -> int:
     p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
     sv, rv = _SUIT_VALUE_L, _RUN_VALUE_L
     total = sv[p0] + sv[p1] + sv[p2] + sv[p3]
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    three = ranks_held_3plus(p0, p1, p2, p3)
     if not three:
         return total - rv[p0] - rv[p1] - rv[p2] - rv[p3]
     four = p0 & p1 & p2 & p3
@@ -411,7 +415,7 @@ def best_arrangement_one(mask: int) -> tuple[int, int, int]:
     p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
     sv, rv, rb = _SUIT_VALUE_L, _RUN_VALUE_L, _RUN_BITS_L
     total = sv[p0] + sv[p1] + sv[p2] + sv[p3]
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    three = ranks_held_3plus(p0, p1, p2, p3)
     if not three:
         return (total - rv[p0] - rv[p1] - rv[p2] - rv[p3], 0,
                 rb[p0] | (rb[p1] << 13) | (rb[p2] << 26) | (rb[p3] << 39))
@@ -459,8 +463,7 @@ def layoff_one(defender: int, knocker_set_mask: int, knocker_run_mask: int) -> t
     defender_set_mask, defender_run_mask)``, the same candidates, subsets and tie-break."""
     d, ks, kr = defender, knocker_set_mask, knocker_run_mask
     sp = [(ks >> (13 * s)) & SUIT_BITS for s in range(4)]
-    three = (sp[0] & sp[1] & sp[2]) | (sp[0] & sp[1] & sp[3]) | (sp[0] & sp[2] & sp[3]) | (sp[1] & sp[2] & sp[3])
-    three_only = three & ~(sp[0] & sp[1] & sp[2] & sp[3])
+    three_only = ranks_held_3plus(*sp) & ~(sp[0] & sp[1] & sp[2] & sp[3])
     targets = 0
     for s in range(4):
         targets |= (three_only & ~sp[s] & (d >> (13 * s)) & SUIT_BITS) << (13 * s)
@@ -488,7 +491,7 @@ def layoff_one(defender: int, knocker_set_mask: int, knocker_run_mask: int) -> t
 def _loose_one(mask: int) -> tuple[int, int]:
     """:func:`unmeldable_value` for one hand, with the cards: ``(loose cards, their value)``."""
     p0, p1, p2, p3 = mask & SUIT_BITS, (mask >> 13) & SUIT_BITS, (mask >> 26) & SUIT_BITS, mask >> 39
-    three = (p0 & p1 & p2) | (p0 & p1 & p3) | (p0 & p2 & p3) | (p1 & p2 & p3)
+    three = ranks_held_3plus(p0, p1, p2, p3)
     rb, sv = _RUN_BITS_L, _SUIT_VALUE_L
     l0, l1, l2, l3 = p0 & ~(rb[p0] | three), p1 & ~(rb[p1] | three), p2 & ~(rb[p2] | three), p3 & ~(rb[p3] | three)
     return l0 | (l1 << 13) | (l2 << 26) | (l3 << 39), sv[l0] + sv[l1] + sv[l2] + sv[l3]
@@ -519,7 +522,7 @@ def is_big_gin_one(mask: int) -> bool:
 # --- readable wrappers -----------------------------------------------------------------------
 
 
-def _as_masks(hands) -> np.ndarray:
+def _as_masks(hands: np.ndarray) -> np.ndarray:
     hands = np.asarray(hands)
     if hands.dtype == np.uint64:
         return hands.reshape(-1)
@@ -534,12 +537,12 @@ def _as_masks(hands) -> np.ndarray:
     return bools_to_masks(hands)
 
 
-def min_deadwood(hands) -> np.ndarray:
+def min_deadwood(hands: np.ndarray) -> np.ndarray:
     """``(N, 52)`` bool hands (or uint64 masks) -> ``(N,)`` minimum deadwood."""
     return min_deadwood_masks(_as_masks(hands))
 
 
-def deadwood_after_discard(hands) -> np.ndarray:
+def deadwood_after_discard(hands: np.ndarray) -> np.ndarray:
     """``(N, 52)`` bool hands -> ``(N, 52)`` min deadwood without each held card, -1 elsewhere."""
     return deadwood_after_discard_masks(_as_masks(hands))
 
@@ -566,14 +569,15 @@ def melds_from_masks(set_mask: int, run_mask: int) -> list[list[int]]:
     return melds
 
 
-def best_arrangement(hand) -> tuple[list[list[int]], int]:
+def best_arrangement(hand: str | Iterable[int | str] | np.ndarray) -> tuple[list[list[int]], int]:
     """The tie-broken minimum-deadwood arrangement of one hand: ``(melds, deadwood)``."""
     mask = np.array([cards_to_mask(as_card_list(hand))], dtype=np.uint64)
     dw, s, r = best_arrangement_masks(mask)
     return melds_from_masks(int(s[0]), int(r[0])), int(dw[0])
 
 
-def layoffs(defender_hand, knocker_melds) -> tuple[int, list[int], list[list[int]]]:
+def layoffs(defender_hand: str | Iterable[int | str] | np.ndarray,
+            knocker_melds: Iterable[str | Iterable[int | str]]) -> tuple[int, list[int], list[list[int]]]:
     """Optimal lay-offs of one defender hand onto the knocker's melds.
 
     Returns ``(final_deadwood, laid_off_cards, defender_melds)``.

@@ -29,11 +29,16 @@ Nothing here depends on the opponent's unseen cards or the order of the stock.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import CARD_BITS, NUM_CARDS
 from .rules import Rules
+
+if TYPE_CHECKING:  # annotations only: the core does not depend on this module
+    from .core import Games, State
 
 #: the table of the module docstring (the env modules include it in their documentation)
 OBSERVATION_TABLE = __doc__[__doc__.index("=" * 25):__doc__.rindex("=" * 61) + 61] if __doc__ else ""
@@ -73,7 +78,8 @@ _PAST_PILE = np.arange(NUM_CARDS)[None, :] >= np.arange(NUM_CARDS + 1)[:, None]
 _UNPACK_SHAPE = (6, 64)
 
 
-def encode_one(state, game: int = 0, viewer: int | None = None, sheet_cache: "SheetCache | None" = None) -> np.ndarray:
+def encode_one(state: State, game: int = 0, viewer: int | None = None,
+               sheet_cache: SheetCache | None = None) -> np.ndarray:
     """The observation ``(D,)`` of one game seen by ``viewer`` (default: the player to act).
     Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game.
     ``sheet_cache``: as for :func:`encode`."""
@@ -100,7 +106,7 @@ def encode_one(state, game: int = 0, viewer: int | None = None, sheet_cache: "Sh
     return out
 
 
-def sheet_features_one(state, game: int, viewer: int) -> list[float]:
+def sheet_features_one(state: State, game: int, viewer: int) -> list[float]:
     """The ``SHEET`` part (``9 * C`` values) of :func:`encode_one`'s observation."""
     sheet, target = state.sheet, state.rules.target
     me, opp = int(viewer), 1 - int(viewer)
@@ -112,7 +118,8 @@ def sheet_features_one(state, game: int, viewer: int) -> list[float]:
     return out
 
 
-def encode(state, viewer=None, games=None, sheet_cache: "SheetCache | None" = None) -> np.ndarray:
+def encode(state: State, viewer: int | np.ndarray | None = None, games: Games | None = None,
+           sheet_cache: SheetCache | None = None) -> np.ndarray:
     """Observations ``(n, D)`` of the games ``games`` (default all) seen by ``viewer``
     (``(n,)`` players or one player; default: the player to act). ``sheet_cache``: a
     :class:`SheetCache` kept with this State, which saves recomputing the scoresheet part."""
@@ -181,7 +188,7 @@ def encode(state, viewer=None, games=None, sheet_cache: "SheetCache | None" = No
     return out
 
 
-def sheet_features(state, games, viewer) -> np.ndarray:
+def sheet_features(state: State, games: Games, viewer: np.ndarray) -> np.ndarray:
     """The ``SHEET`` part ``(n, 9 * C)`` of the observations of ``games`` (indices or a slice)
     seen by ``viewer`` (``(n,)`` players)."""
     sheet, rules = state.sheet, state.rules
@@ -217,7 +224,7 @@ class SheetCache:
     def __init__(self):
         self._sheet = None
 
-    def _follow(self, state) -> None:
+    def _follow(self, state: State) -> None:
         """Start over when given another State than last time."""
         if self._sheet is not state.sheet:
             b = state.batch_size
@@ -227,7 +234,7 @@ class SheetCache:
             self._features = np.empty((b, 2, state.rules.columns * SHEET_FEATURES), dtype=np.float32)
             self._one: dict = {}  # (game, viewer) -> (version, features_one list)
 
-    def features_one(self, state, game: int, viewer: int) -> np.ndarray:
+    def features_one(self, state: State, game: int, viewer: int) -> np.ndarray:
         """``sheet_features_one(state, game, viewer)`` as a float32 array, from the cache (for
         :func:`encode_one`); read-only: copy it to change it."""
         self._follow(state)
@@ -239,7 +246,7 @@ class SheetCache:
             hit = self._one[game, viewer] = (version, values)
         return hit[1]
 
-    def features(self, state, games, viewer) -> np.ndarray:
+    def features(self, state: State, games: Games, viewer: np.ndarray | int) -> np.ndarray:
         """``sheet_features(state, games, viewer)``, from the cache."""
         self._follow(state)
         sheet = state.sheet

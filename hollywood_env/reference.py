@@ -39,7 +39,7 @@ import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, Union
 
 import numpy as np
 
@@ -49,6 +49,8 @@ from .rules import Rules, resolve_rules
 from .scoresheet import Scoresheet
 
 Meld = tuple  # a sorted tuple of card indices
+#: cards as the functions below accept them: card indices, card strings, or one string of cards
+CardsLike = Union[str, Iterable[Union[int, str]]]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -93,7 +95,7 @@ def is_meld(meld: Sequence[int]) -> bool:
     return is_set(meld) or is_run(meld)
 
 
-def _cards(cards) -> list[int]:
+def _cards(cards: CardsLike) -> list[int]:
     """Accept card indices, card strings or one string of cards; return sorted distinct ints."""
     if isinstance(cards, str):
         out = C.parse_cards(cards)
@@ -110,7 +112,7 @@ def _cards(cards) -> list[int]:
 # Melds and arrangements, by brute force
 # ----------------------------------------------------------------------------------------------
 
-def all_melds(cards) -> list[Meld]:
+def all_melds(cards: CardsLike) -> list[Meld]:
     """Every meld that can be made from ``cards``: each set of 3 or 4 cards of one rank (so a
     4-of-a-kind gives four 3-card sets and one 4-card set) and each run of 3+ consecutive cards
     of one suit (every sub-run of a longer sequence too)."""
@@ -132,7 +134,7 @@ def all_melds(cards) -> list[Meld]:
     return sorted(melds)
 
 
-def arrangements(cards) -> list[list[Meld]]:
+def arrangements(cards: CardsLike) -> list[list[Meld]]:
     """Every collection of pairwise-disjoint melds of ``cards`` (the empty one included), each
     exactly once: the lowest remaining card is either left unmelded or put in one of the melds
     that contain it."""
@@ -158,13 +160,13 @@ def arrangements(cards) -> list[list[Meld]]:
     return search(tuple(c for c in cards if c in in_some_meld))
 
 
-def unmelded(cards, arrangement) -> list[int]:
+def unmelded(cards: Iterable[int], arrangement: Iterable[Meld]) -> list[int]:
     """The cards (sorted) that are in no meld of ``arrangement``."""
     used = {c for m in arrangement for c in m}
     return [c for c in sorted(cards) if c not in used]
 
 
-def brute_min_deadwood(cards) -> int:
+def brute_min_deadwood(cards: CardsLike) -> int:
     """The minimum deadwood of any hand (0 to 11 cards, or more), over all arrangements."""
     cards = _cards(cards)
     return min(deadwood_of(unmelded(cards, arr)) for arr in arrangements(cards))
@@ -175,12 +177,12 @@ def _min_deadwood_cached(cards: tuple) -> int:
     return brute_min_deadwood(list(cards))
 
 
-def min_deadwood(cards) -> int:
+def min_deadwood(cards: CardsLike) -> int:
     """:func:`brute_min_deadwood`, memoised."""
     return _min_deadwood_cached(tuple(_cards(cards)))
 
 
-def deadwood_after_discard(cards) -> dict[int, int]:
+def deadwood_after_discard(cards: CardsLike) -> dict[int, int]:
     """For each card ``c`` of ``cards``: the minimum deadwood of ``cards`` without ``c``.
 
     Computed from one list of arrangements of all the cards: the arrangements of
@@ -203,7 +205,7 @@ def deadwood_after_discard(cards) -> dict[int, int]:
 # Layouts: the knocker's arrangement and the defender's lay-offs
 # ----------------------------------------------------------------------------------------------
 
-def layout(arrangement) -> list[Meld]:
+def layout(arrangement: Sequence[Meld]) -> list[Meld]:
     """The melds as laid on the table: sets as they are, runs of one suit that touch merged into
     one maximal run. Sorted by their lowest card."""
     sets = [tuple(sorted(m)) for m in arrangement if is_set(m)]
@@ -217,13 +219,13 @@ def layout(arrangement) -> list[Meld]:
     return sorted(sets + [tuple(r) for r in runs])
 
 
-def set_cards_key(melds) -> tuple[int, int]:
+def set_cards_key(melds: Iterable[Meld]) -> tuple[int, int]:
     """The ``fewest_set_cards`` tie-break: (cards in sets, sum of 2**card over set cards)."""
     set_cards = [c for m in melds if is_set(m) for c in m]
     return len(set_cards), sum(2 ** c for c in set_cards)
 
 
-def min_deadwood_layouts(cards) -> list[list[Meld]]:
+def min_deadwood_layouts(cards: CardsLike) -> list[list[Meld]]:
     """The distinct layouts (see :func:`layout`) of the minimum-deadwood arrangements."""
     cards = _cards(cards)
     arrs = arrangements(cards)
@@ -237,7 +239,8 @@ def min_deadwood_layouts(cards) -> list[list[Meld]]:
     return found
 
 
-def brute_knocker_arrangement(cards, rules: Rules | None = None, defender_cards=None) -> list[Meld]:
+def brute_knocker_arrangement(cards: CardsLike, rules: Rules | None = None,
+                              defender_cards: CardsLike | None = None) -> list[Meld]:
     """The melds the knocker lays out: a minimum-deadwood arrangement, runs laid out whole.
 
     Ties between minimum-deadwood arrangements (``rules.knocker_arrangement``):
@@ -289,7 +292,7 @@ def _best_layoffs(loose: tuple, melds: tuple) -> tuple:
     return best
 
 
-def brute_layoff(defender_cards, knocker_melds) -> tuple[int, list[int], list[Meld]]:
+def brute_layoff(defender_cards: CardsLike, knocker_melds: Iterable[Iterable[int]]) -> tuple[int, list[int], list[Meld]]:
     """The defender's best answer to a knock: ``(final_deadwood, laid_off_cards, defender_melds)``.
 
     The defender picks their own melds (any arrangement) and lays off unmatched cards on the
@@ -346,7 +349,7 @@ class HandResult:
         return A.KIND_NAMES.index(self.kind)
 
 
-def build_deck(non_dealer, dealer, upcard, stock=()) -> list[int]:
+def build_deck(non_dealer: CardsLike, dealer: CardsLike, upcard: int | str, stock: CardsLike = ()) -> list[int]:
     """A full 52-card deck for a scripted hand: the two 10-card hands, the first upcard, then
     the stock (its given cards first, in order; the remaining cards follow by index)."""
     nd, d = _cards(non_dealer), _cards(dealer)
@@ -402,7 +405,7 @@ class ReferenceGame:
         self._deal()
 
     @classmethod
-    def from_deck(cls, rules, deck, dealer: int, match_seed: int = 0) -> "ReferenceGame":
+    def from_deck(cls, rules: Rules | str | None, deck: Sequence[int], dealer: int, match_seed: int = 0) -> "ReferenceGame":
         """Start from a given deck for the first hand (later hands come from ``match_seed``)."""
         return cls(rules, match_seed, decks=[deck], dealer=dealer)
 

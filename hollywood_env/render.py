@@ -22,11 +22,16 @@ tools, never for a player.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from .actions import KIND_NAMES, KIND_WALL, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, PHASE_GAME_OVER, PHASE_NAMES
 from .cards import format_card, mask_to_cards
 from .melds import best_arrangement, melds_from_masks
+
+if TYPE_CHECKING:  # annotations only
+    from .core import State
 
 DEFAULT_NAMES = ("player_0", "player_1")
 
@@ -39,7 +44,8 @@ def _melds(melds) -> str:
     return " ".join("[" + " ".join(format_card(c) for c in m) + "]" for m in melds) if melds else "-"
 
 
-def hand_summary(state, game: int = 0, names=DEFAULT_NAMES, viewer: int | None = None) -> dict | None:
+def hand_summary(state: State, game: int = 0, names: Sequence[str] = DEFAULT_NAMES,
+                 viewer: int | None = None) -> dict | None:
     """The hand that ended at the last core step in ``game`` (None if none did), as seen by
     ``viewer`` (a seat): after a wall ``hands`` holds the viewer's own hand only, since nobody
     lays down. ``viewer=None``: the omniscient record (both hands even after a wall), for
@@ -111,7 +117,7 @@ def format_hand_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def format_scoresheet(state, game: int = 0, names=DEFAULT_NAMES) -> str:
+def format_scoresheet(state: State, game: int = 0, names: Sequence[str] = DEFAULT_NAMES) -> str:
     """The scoresheet: per game the points of each player (``-``: column not opened yet),
     hands credited in brackets, ``W`` for the winner of an ended game, and the totals with the
     bonuses of ended games."""
@@ -136,8 +142,8 @@ def format_scoresheet(state, game: int = 0, names=DEFAULT_NAMES) -> str:
     return "\n".join(rows)
 
 
-def render_state(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None,
-                 summary: dict | None = None) -> str:
+def render_state(state: State, game: int = 0, viewer: int | None = None, names: Sequence[str] = DEFAULT_NAMES,
+                 title: str | None = None, summary: dict | None = None) -> str:
     """A text table of ``game`` seen by ``viewer`` (default: the player to act). ``summary``:
     an ended hand to show (default: the one that ended at the last step, if any, as ``viewer``
     sees it: see :func:`hand_summary`)."""
@@ -190,7 +196,8 @@ _GREEN, _WHITE, _BLACK, _RED = (20, 100, 50), (250, 250, 245), (20, 20, 20), (20
 _BACK, _GOLD, _GREY = (40, 60, 150), (240, 200, 60), (200, 215, 200)
 
 
-def table_view(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None) -> dict:
+def table_view(state: State, game: int = 0, viewer: int | None = None, names: Sequence[str] = DEFAULT_NAMES,
+               title: str | None = None) -> dict:
     """What ``viewer`` (a seat; default: the player to act) may see of ``game``, as plain values:
     everything :func:`render_rgb` draws. The opponent's hand is its size and the cards it took
     from the pile (``known``); the stock is its size; after a wall the ended hand's record holds
@@ -264,7 +271,8 @@ def _draw_row(draw, x: int, y: int, cards, backs: int = 0, highlight: int = 0) -
         _draw_card(draw, x + (len(cards) + j) * step, y, None)
 
 
-def render_rgb(state, game: int = 0, viewer: int | None = None, names=DEFAULT_NAMES, title: str | None = None) -> np.ndarray:
+def render_rgb(state: State, game: int = 0, viewer: int | None = None, names: Sequence[str] = DEFAULT_NAMES,
+               title: str | None = None) -> np.ndarray:
     """A picture of ``game`` seen by ``viewer`` (default: the player to act): an ``RGB_SHAPE + (3,)``
     uint8 array. It draws :func:`table_view` only: the viewer's hand face up (melds first,
     outlined in gold), the opponent's cards face down except those it took from the pile, the

@@ -39,9 +39,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
+
+if TYPE_CHECKING:  # annotations only
+    from .core import State
 
 #: the reward modes of docs/rules.md section 6
 MODES = ("hand", "hands", "hollywood", "games", "match")
@@ -72,7 +75,7 @@ class RewardConfig:
             raise TypeError(f"RewardConfig.per_hand_episodes must be a bool, got {self.per_hand_episodes!r}")
         object.__setattr__(self, "per_hand_episodes", bool(self.per_hand_episodes))
 
-    def replace(self, **changes) -> "RewardConfig":
+    def replace(self, **changes: Any) -> "RewardConfig":
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
@@ -106,7 +109,7 @@ def resolve_reward(reward: "RewardConfig | str | Mapping[str, Any] | None" = Non
     return cfg
 
 
-def shaped_rewards(state, config: RewardConfig, stepped: np.ndarray | None = None) -> np.ndarray:
+def shaped_rewards(state: State, config: RewardConfig, stepped: np.ndarray | None = None) -> np.ndarray:
     """Zero-sum rewards ``(B, 2)`` float64 of the last core step, for every game of ``state``.
 
     ``stepped`` (bool ``(B,)``): the games that were running at that step. It matters only for
@@ -168,7 +171,7 @@ def match_return(mode: str, hand_points: np.ndarray, totals: np.ndarray, games_w
     return np.asarray(out, dtype=np.float64) * scale
 
 
-def shaped_rewards_one(state, config: RewardConfig, game: int = 0) -> tuple[float, float]:
+def shaped_rewards_one(state: State, config: RewardConfig, game: int = 0) -> tuple[float, float]:
     """:func:`shaped_rewards` of one game that stepped at the last core step, as two floats.
 
     Every mode pays only at a step that ended a hand (the core's rewards and events come with a
@@ -180,7 +183,7 @@ def shaped_rewards_one(state, config: RewardConfig, game: int = 0) -> tuple[floa
     return float(r[0]), float(r[1])
 
 
-def episode_ends(state, config: RewardConfig) -> tuple[np.ndarray, np.ndarray]:
+def episode_ends(state: State, config: RewardConfig) -> tuple[np.ndarray, np.ndarray]:
     """``(terminated, truncated)`` of the episodes after the last core step (bool ``(B,)``).
 
     A match episode terminates when the match ends; with ``per_hand_episodes`` it also

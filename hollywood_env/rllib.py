@@ -59,16 +59,15 @@ encoder's actor layers and the policy head) as a file that ``torch.load(weights_
 reads: a dict of plain values and tensors, no pickled code. The agent spec ``rllib:PATH``
 (:mod:`agents.rllib_support`) plays it greedily, without Ray. From an RLlib checkpoint folder::
 
-    python -m hollywood_env.rllib export runs/rllib runs/rllib/policy.pt
+    hollywood rllib-export runs/rllib runs/rllib/policy.pt
 
 (that step unpickles the checkpoint, RLlib's format: export only checkpoints you made or trust).
 """
 
 from __future__ import annotations
 
-import argparse
 import pathlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -87,6 +86,9 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from .actions import NUM_ACTIONS
 from .aec_env import IllegalActionError, raw_env
+
+if TYPE_CHECKING:  # annotations only
+    from .rules import Rules
 
 __all__ = ["HollywoodGinMultiAgentEnv", "ActionMaskingTorchRLModule", "ppo_config", "export_policy",
            "policy_layers", "MODULE_ID", "OBS_KEY", "MASK_KEY", "MASKED_LOGIT", "EXPORT_FORMAT"]
@@ -147,7 +149,8 @@ class HollywoodGinMultiAgentEnv(MultiAgentEnv):
         self._done = True
 
     # --- RLlib API ----------------------------------------------------------------------------
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None,
+              options: dict | None = None) -> tuple[dict[str, dict], dict[str, dict]]:
         if self.opponent is not None and seed is not None and callable(getattr(self.opponent, "seed", None)):
             self.opponent.seed(seed)
         self.aec.reset(seed=seed)
@@ -170,7 +173,7 @@ class HollywoodGinMultiAgentEnv(MultiAgentEnv):
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
 
-    def step(self, action_dict):
+    def step(self, action_dict: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         agent = self.aec.agent_selection
@@ -181,7 +184,7 @@ class HollywoodGinMultiAgentEnv(MultiAgentEnv):
         illegal = False
         if self.illegal_action == "end":
             try:
-                action = self.aec._check_action(agent, action)
+                action = self.aec.check_action(agent, action)
             except IllegalActionError:
                 illegal = True
         if illegal:
@@ -207,7 +210,7 @@ class HollywoodGinMultiAgentEnv(MultiAgentEnv):
         return ({nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False},
                 {nxt: dict(self.aec.infos.get(nxt, {}))})
 
-    def render(self):
+    def render(self) -> Any:
         return self.aec.render()
 
     # --- internals ----------------------------------------------------------------------------
@@ -260,7 +263,7 @@ class ActionMaskingTorchRLModule(DefaultPPOTorchRLModule):
                          inference_only=inference_only, learner_only=learner_only, model_config=model_config,
                          catalog_class=catalog_class, **kwargs)
 
-    def setup(self):
+    def setup(self) -> None:
         super().setup()
         self.observation_space = self.observation_space_with_mask
 
@@ -288,7 +291,7 @@ class ActionMaskingTorchRLModule(DefaultPPOTorchRLModule):
         out[Columns.ACTION_DIST_INPUTS] = _masked(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
-    def compute_values(self, batch, embeddings=None):
+    def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         if isinstance(batch[Columns.OBS], dict):
             _, batch = self._split(batch)
         return super().compute_values(batch, embeddings)
@@ -298,9 +301,9 @@ def _shared_module(agent_id, episode=None, **kwargs):
     return MODULE_ID
 
 
-def ppo_config(env_config: dict | None = None, *, opponent=None, opponent_seat="alternate",
-               hiddens=(256, 256), activation: str = "tanh", num_env_runners: int = 0,
-               **training: Any) -> PPOConfig:
+def ppo_config(env_config: dict | None = None, *, opponent: Callable[..., np.ndarray] | None = None,
+               opponent_seat: int | str = "alternate", hiddens: Sequence[int] = (256, 256), activation: str = "tanh",
+               num_env_runners: int = 0, **training: Any) -> PPOConfig:
     """A ``PPOConfig`` (RLlib's new API stack, torch) for :class:`HollywoodGinMultiAgentEnv`:
     both seats map to one :class:`ActionMaskingTorchRLModule` (:data:`MODULE_ID`) -- self-play --,
     or the learner plays ``opponent`` (a batched policy, see the module docstring; a named bot:
@@ -334,7 +337,7 @@ def ppo_config(env_config: dict | None = None, *, opponent=None, opponent_seat="
 _ACTIVATIONS = ("Tanh", "ReLU", "ELU", "LeakyReLU", "GELU", "SiLU", "Sigmoid")
 
 
-def policy_layers(module) -> list[dict]:
+def policy_layers(module: Any) -> list[dict]:
     """The actor of an :class:`ActionMaskingTorchRLModule` (or RLlib's default PPO module) as a
     list of ``{"weight", "bias", "activation"}`` (CPU tensors; ``activation`` a name of
     ``torch.nn``, ``""`` for none): observations -> logits. Refuses layers other than ``Linear``
@@ -396,7 +399,7 @@ def _module_of(source):
     return source
 
 
-def export_policy(source, path, rules=None) -> pathlib.Path:
+def export_policy(source: Any, path: str | pathlib.Path, rules: Rules | str | None = None) -> pathlib.Path:
     """Write the actor of ``source`` -- an RLlib ``Algorithm`` (its module :data:`MODULE_ID`), an
     RLModule, or the folder of an RLlib checkpoint (``algo.save(...)``; loading it unpickles it)
     -- to ``path`` as a dict that ``torch.load(..., weights_only=True)`` reads: ``format``
@@ -425,22 +428,3 @@ def export_policy(source, path, rules=None) -> pathlib.Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(blob, path)
     return path
-
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hollywood_env.rllib",
-                                     description="Export a trained RLlib policy as a weights-only file "
-                                                 "(the agent spec rllib:OUT).")
-    sub = parser.add_subparsers(dest="command", required=True)
-    ex = sub.add_parser("export", help="export the module 'shared' of an RLlib checkpoint folder")
-    ex.add_argument("checkpoint", help="the folder algo.save() wrote (it is unpickled: only one you trust)")
-    ex.add_argument("out", help="the .pt file to write")
-    ex.add_argument("--rules", default=None, help="the rules it was trained with (recorded for a check at load time)")
-    args = parser.parse_args(argv)
-    out = export_policy(args.checkpoint, args.out, rules=args.rules)
-    print(f"wrote {out}: play it with the agent spec rllib:{out}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import numpy as np
+
 _CHOICES = {
     "shutout": ("double_game_bonus", "double_all"),
     "match_winner": ("majority", "total"),
@@ -114,7 +116,7 @@ class Rules:
         base = cls.preset(d.pop("preset")) if "preset" in d else cls()
         return base.replace(**d)
 
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes: Any) -> "Rules":
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
@@ -156,3 +158,15 @@ def resolve_rules(rules: "Rules | str | Mapping | None") -> Rules:
     if isinstance(rules, Mapping):
         return Rules.from_dict(rules)
     raise TypeError(f"rules must be a Rules, a preset name or a dict, got {type(rules).__name__}")
+
+
+# --- argument checks shared by the engine, the environments and the agents ---------------------
+
+
+def check_positive_int(name: str, value: Any, allow_none: bool = False) -> None:
+    """Raise ``ValueError("<name> must be a positive int[ or None], got <value!r>")`` unless
+    ``value`` is an int (a numpy integer too, a bool not) of at least 1, or None with ``allow_none``."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive int{' or None' if allow_none else ''}, got {value!r}")

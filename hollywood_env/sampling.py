@@ -18,13 +18,24 @@ masks wider than 127 a cumulative sum along the rows finds the same action; belo
 ``CUMSUM_FROM`` rows each row is done on its own (``flatnonzero``), again with the same result.
 
 Rows with no legal action get action 0.
+
+Seeding: :func:`as_generator` is the one conversion of a seed (an int, None, a sequence of ints, a
+``SeedSequence`` or a ``Generator``, shared as it is) to a ``np.random.Generator`` used by the
+environments and the agents; :func:`int_seed` draws one int seed from such a seed (for a torch
+generator, say).
 """
 
 from __future__ import annotations
 
+from typing import Sequence, Union
+
 import numpy as np
 
-__all__ = ["random_legal_actions", "CUMSUM_FROM", "BITS_FROM"]
+__all__ = ["random_legal_actions", "as_generator", "int_seed", "SeedLike", "CUMSUM_FROM", "BITS_FROM"]
+
+#: what may seed a generator: an int, None (fresh entropy), a sequence of ints, a ``SeedSequence``
+#: or a ``Generator`` (used as it is)
+SeedLike = Union[int, np.integer, Sequence[int], np.random.SeedSequence, np.random.Generator, None]
 
 #: from this many rows, the cumulative-sum path (below: a Python loop over ``flatnonzero``)
 CUMSUM_FROM = 4
@@ -34,6 +45,21 @@ BITS_FROM = 48
 _ONES = np.uint64(0x0101010101010101)
 _HIGH = np.uint64(0x8080808080808080)
 _U56 = np.uint64(56)
+
+
+def as_generator(seed: SeedLike = None) -> np.random.Generator:
+    """``seed`` as a ``np.random.Generator``: a Generator is returned as it is (shared, not
+    copied); anything else (an int, None for fresh entropy, a sequence of ints, a
+    ``SeedSequence``) seeds a new one (``np.random.default_rng``)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)
+
+
+def int_seed(seed: SeedLike = None) -> int:
+    """One int seed in ``[0, 2**62)`` drawn from ``as_generator(seed)`` (a Generator given as
+    ``seed`` advances by that draw)."""
+    return int(as_generator(seed).integers(2**62))
 
 
 def _select_table() -> np.ndarray:

@@ -41,7 +41,7 @@ two). Stable-Baselines3 is imported when this module is, never by ``import holly
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -100,7 +100,7 @@ class HollywoodGinSB3VecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
-    def step_wait(self):
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async(actions)")
         actions, self._actions = self._actions, None
@@ -128,17 +128,18 @@ class HollywoodGinSB3VecEnv(VecEnv):
         return [render_rgb(self.venv.state, i, viewer=int(self.venv.learner_seat[i]), title=f"env {i}")
                 for i in range(self.num_envs)]
 
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+    def get_attr(self, attr_name: str, indices: int | Iterable[int] | None = None) -> list[Any]:
         value = getattr(self.venv, attr_name)  # AttributeError when it has none: SB3's has_attr relies on it
         return [value for _ in self._get_indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+    def set_attr(self, attr_name: str, value: Any, indices: int | Iterable[int] | None = None) -> None:
         if len(list(self._get_indices(indices))) != self.num_envs:
             raise ValueError(f"set_attr({attr_name!r}): the envs share one vector env, so an attribute can only be "
                              f"set for all of them (indices=None), got indices={indices!r}")
         setattr(self.venv, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+    def env_method(self, method_name: str, *method_args: Any, indices: int | Iterable[int] | None = None,
+                   **method_kwargs: Any) -> list[Any]:
         idx = list(self._get_indices(indices))
         if method_name == "action_masks":
             masks = self.venv.action_masks()
@@ -149,5 +150,5 @@ class HollywoodGinSB3VecEnv(VecEnv):
         raise AttributeError(f"env_method({method_name!r}): the envs share one HollywoodGinVectorEnv; "
                              f"supported methods: 'action_masks', 'render' (call others on .venv)")
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+    def env_is_wrapped(self, wrapper_class: type, indices: int | Iterable[int] | None = None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]

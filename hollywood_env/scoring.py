@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable, Union
 
 import numpy as np
 
@@ -96,7 +97,12 @@ class HandSettlement:
     layoffs: list = field(default_factory=list)
 
 
-def settle_hand(knocker_hand, defender_hand, rules: Rules | str | None = None, knock_limit: int | None = None) -> HandSettlement:
+#: a hand as :func:`settle_hand` accepts it: card indices or strings, one string, or a (52,) bool array
+HandLike = Union[str, Iterable[Union[int, str]], np.ndarray]
+
+
+def settle_hand(knocker_hand: HandLike, defender_hand: HandLike, rules: Rules | str | None = None,
+                knock_limit: int | None = None) -> HandSettlement:
     """Settle one knock. Hands are card lists, strings or (52,) bool arrays, after the discard.
 
     An 11-card knocker hand with 0 deadwood is a big gin (needs ``rules.big_gin``). Raises
@@ -148,14 +154,14 @@ class BatchScoresheet:
         self.game_winner = np.full((batch_size, c), -1, dtype=np.int8)
         self.version = np.zeros(batch_size, dtype=np.int64)
 
-    def clear(self, games) -> None:
+    def clear(self, games: np.ndarray | slice) -> None:
         self.version[games] += 1
         self.columns[games] = 0
         self.hands_scored[games] = 0
         self.opened[games] = False
         self.game_winner[games] = -1
 
-    def totals(self, games=slice(None)) -> np.ndarray:
+    def totals(self, games: np.ndarray | slice = slice(None)) -> np.ndarray:
         """(n, 2, C): column points plus the bonuses of ended games."""
         r = self.rules
         cols, boxes, gw = self.columns[games], self.hands_scored[games], self.game_winner[games]
@@ -169,7 +175,8 @@ class BatchScoresheet:
             total = np.where(shutout, 2 * total, total)
         return total
 
-    def record(self, games: np.ndarray, winners: np.ndarray, points: np.ndarray):
+    def record(self, games: np.ndarray, winners: np.ndarray,
+               points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Record won hands. Returns ``(reward (n, 2), credited (n, C), ended (n, C))``."""
         r = self.rules
         self.version[games] += 1
@@ -191,13 +198,13 @@ class BatchScoresheet:
         reward = self.totals(games).sum(axis=2) - before
         return reward, credited, ended
 
-    def match_over(self, games=slice(None)) -> np.ndarray:
+    def match_over(self, games: np.ndarray | slice = slice(None)) -> np.ndarray:
         gw = self.game_winner[games]
         if self.rules.short_session:
             return np.any(gw >= 0, axis=1)
         return np.all(gw >= 0, axis=1)
 
-    def match_winner(self, games=slice(None)) -> np.ndarray:
+    def match_winner(self, games: np.ndarray | slice = slice(None)) -> np.ndarray:
         """0 or 1, or 2 for a drawn match (meaningful only once the match is over)."""
         if self.rules.match_winner == "majority":
             gw = self.game_winner[games]

@@ -33,7 +33,7 @@ like an AEC env seeded ``seed[i]``.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,16 +41,17 @@ from . import core
 from .actions import NUM_ACTIONS
 from .observation import SheetCache, encode, observation_size
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
-from .rules import Rules, resolve_rules
+from .rules import Rules, check_positive_int, resolve_rules
+from .sampling import SeedLike, as_generator
 from .sampling import random_legal_actions as _sample_legal
 
-__all__ = ["SelfPlayBatch", "RandomOpponent", "random_legal_actions", "step_games", "slot_seeds_for"]
+__all__ = ["SelfPlayBatch", "RandomOpponent", "random_legal_actions", "step_games", "slot_seeds_for", "check_actions"]
 
 
 # --- helpers shared by the environment layers ----------------------------------------------------
 
 
-def slot_seeds_for(seed, n: int) -> np.ndarray | None:
+def slot_seeds_for(seed: int | Sequence[int] | np.ndarray | None, n: int) -> np.ndarray | None:
     """Slot seeds for ``n`` games: an int ``s`` gives ``core.slot_seeds(s, n)``; a sequence of
     ``n`` ints gives each game the slot seed of a one-game batch with that seed; None: None
     (fresh entropy)."""
@@ -103,13 +104,13 @@ class RandomOpponent:
 
     uses_observations = False
 
-    def __init__(self, seed=None):
-        self.rng = np.random.default_rng(seed)
+    def __init__(self, seed: SeedLike = None):
+        self.rng = as_generator(seed)
 
-    def seed(self, seed=None) -> None:
-        self.rng = np.random.default_rng(seed)
+    def seed(self, seed: SeedLike = None) -> None:
+        self.rng = as_generator(seed)
 
-    def __call__(self, observations, masks) -> np.ndarray:
+    def __call__(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
         return random_legal_actions(masks, self.rng)
 
 
@@ -121,7 +122,7 @@ def public_masks(state: core.State, waiting: np.ndarray) -> np.ndarray:
     return mask
 
 
-def hand_event_arrays(state: core.State, games=slice(None)) -> dict:
+def hand_event_arrays(state: core.State, games: np.ndarray | slice = slice(None)) -> dict:
     """The events of the last core step, as arrays (copies)."""
     return {
         "hand_ended": state.hand_ended[games].copy(),
@@ -151,11 +152,10 @@ class SelfPlayBatch:
     num_actions = NUM_ACTIONS
 
     def __init__(self, num_games: int, rules: Rules | str | None = None, reward: RewardConfig | str | None = None,
-                 seed=None, max_steps: int | None = 5000, per_hand_episodes: bool | None = None):
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+                 seed: int | Sequence[int] | None = None, max_steps: int | None = 5000,
+                 per_hand_episodes: bool | None = None):
+        check_positive_int("num_games", num_games)
+        check_positive_int("max_steps", max_steps, allow_none=True)
         self.num_games = int(num_games)
         self.rules = resolve_rules(rules)
         self.reward_config = resolve_reward(reward, per_hand_episodes)
@@ -169,7 +169,7 @@ class SelfPlayBatch:
         self._next_hand = np.zeros(self.num_games, dtype=bool)  # ... and continues with the next hand
 
     # --- API ----------------------------------------------------------------------------------
-    def reset(self, seed=None):
+    def reset(self, seed: int | Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start new episodes in every game. ``seed`` (or, on the first reset, the constructor's
         seed) restarts every game from fresh matches; without a seed every game starts its next
         match (with ``per_hand_episodes``: games whose last episode ended with a hand of a running
@@ -184,12 +184,13 @@ class SelfPlayBatch:
         self._waiting[:] = False
         return self._outputs()
 
-    def step(self, actions):
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray, dict[str, Any]]:
         """One decision in every game (see the module docstring for the auto-reset)."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         st = self.state
-        actions = _check_actions(actions, self.num_games)
+        actions = check_actions(actions, self.num_games)
         waiting = self._waiting.copy()
         stepped = step_games(st, actions, ~waiting)
         rewards = shaped_rewards(st, self.reward_config, stepped)
@@ -207,7 +208,7 @@ class SelfPlayBatch:
         obs, mask, player = self._outputs()
         return obs, mask, player, rewards, terminated, truncated, info
 
-    def observe(self, viewer=None) -> np.ndarray:
+    def observe(self, viewer: int | np.ndarray | None = None) -> np.ndarray:
         """Observations ``(B, D)`` of every game seen by ``viewer`` (default: the player to move)."""
         return encode(self.state, viewer, sheet_cache=self._sheet_cache)
 
@@ -247,7 +248,9 @@ class SelfPlayBatch:
         return encode(st, sheet_cache=self._sheet_cache), public_masks(st, self._waiting), st.current_player.astype(np.int64)
 
 
-def _check_actions(actions, n: int, what: str = "game") -> np.ndarray:
+def check_actions(actions: Any, n: int, what: str = "game") -> np.ndarray:
+    """``actions`` as an int64 array of shape ``(n,)`` (one per ``what``; integral floats are
+    accepted); a ``ValueError`` for another shape, a ``TypeError`` for non-integer values."""
     arr = np.asarray(actions)
     if arr.shape != (n,):
         raise ValueError(f"actions must have shape ({n},) (one per {what}), got shape {arr.shape}")

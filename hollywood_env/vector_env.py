@@ -86,7 +86,7 @@ Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three c
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import gymnasium
 import numpy as np
@@ -102,8 +102,9 @@ from .observation import OBSERVATION_TABLE, KNOCK_LIMIT, SHEET_START, SheetCache
 if __doc__:  # None under python -OO
     __doc__ = __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION_TABLE)
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards
-from .rules import Rules, resolve_rules
-from .selfplay import RandomOpponent, _check_actions, public_masks, slot_seeds_for, step_games
+from .rules import Rules, check_positive_int, resolve_rules
+from .sampling import as_generator
+from .selfplay import RandomOpponent, check_actions, public_masks, slot_seeds_for, step_games
 
 __all__ = ["HollywoodGinVectorEnv", "HollywoodGinEnv", "observation_space_for", "IllegalActionError",
            "ResetNeededError"]
@@ -162,7 +163,7 @@ def _resolve_opponent(opponent, seed, rules) -> Any:
     return opponent
 
 
-def env_reward_config(reward, per_hand_episodes: bool | None) -> RewardConfig:
+def env_reward_config(reward: RewardConfig | str | Mapping | None, per_hand_episodes: bool | None) -> RewardConfig:
     """The reward config of the Gymnasium envs: like :func:`~hollywood_env.rewards.resolve_reward`,
     but episodes are one hand unless ``per_hand_episodes`` or the config given (a
     :class:`RewardConfig`, or a dict with that key) says otherwise (module docstring: episodes)."""
@@ -200,12 +201,10 @@ class HollywoodGinVectorEnv(VectorEnv):
                 "render_fps": 1, "name": "hollywood_gin_v0"}
 
     def __init__(self, num_envs: int = 1, opponent: Opponent | str | None = None, rules: Rules | str | None = None,
-                 reward: RewardConfig | str | None = None, seed=None, max_steps: int | None = 5000,
-                 per_hand_episodes: bool | None = None, render_mode: str | None = None):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+                 reward: RewardConfig | str | None = None, seed: int | Sequence[int] | None = None,
+                 max_steps: int | None = 5000, per_hand_episodes: bool | None = None, render_mode: str | None = None):
+        check_positive_int("num_envs", num_envs)
+        check_positive_int("max_steps", max_steps, allow_none=True)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.num_envs = int(num_envs)
@@ -232,7 +231,8 @@ class HollywoodGinVectorEnv(VectorEnv):
         self._saved_fields: tuple = (None, [])  # (State, [(object, attribute)]) that _save copies
 
     # --- Gymnasium API ------------------------------------------------------------------------
-    def reset(self, *, seed=None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | Sequence[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start new episodes in every env (see the module docstring for seeds). If it fails
         (e.g. the opponent raises while it moves first), the env's games are left as they were
         (the opponent may have been reseeded)."""
@@ -251,7 +251,7 @@ class HollywoodGinVectorEnv(VectorEnv):
             if isinstance(seed, (int, np.integer)):
                 super().reset(seed=int(seed))
             else:
-                self._np_random, self._np_random_seed = np.random.default_rng(list(seed)), -1
+                self._np_random, self._np_random_seed = as_generator(list(seed)), -1
         if seed is not None or self.state is None:
             s = seed if seed is not None else self._seed
             self.state = core.init(self.num_envs, self.rules, seed=slot_seeds_for(s, self.num_envs),
@@ -268,14 +268,14 @@ class HollywoodGinVectorEnv(VectorEnv):
         obs = self._observe()
         return obs, self._info(np.zeros(self.num_envs, dtype=np.int64))
 
-    def step(self, actions):
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Learner actions ``(num_envs,)``; returns ``(obs, rewards, terminated, truncated, info)``.
         An error (an illegal learner action, or a failing opponent) leaves every env unchanged."""
         if self.state is None:
             raise ResetNeededError("reset() must be called before step()")
         st = self.state
         n = self.num_envs
-        actions = _check_actions(actions, n, "env")
+        actions = check_actions(actions, n, "env")
         acting = ~self._waiting
         # the learner's legality, checked here to name the env
         ok = (actions >= 0) & (actions < NUM_ACTIONS)
@@ -348,7 +348,7 @@ class HollywoodGinVectorEnv(VectorEnv):
             raise ResetNeededError("reset() must be called before action_masks()")
         return public_masks(self.state, self._waiting)
 
-    def render(self):
+    def render(self) -> tuple[str, ...] | np.ndarray | None:
         """The first (up to) four envs, each seen by the learner: its own cards and what the
         rules reveal, never a hidden card. ``"ansi"``: a tuple of texts
         (:func:`hollywood_env.render.render_state`); ``"rgb_array"``: one ``(H, W, 3)`` uint8
@@ -504,7 +504,7 @@ class HollywoodGinEnv(gymnasium.Env):
                  reward: RewardConfig | str | None = None, max_steps: int | None = 5000,
                  per_hand_episodes: bool | None = None, render_mode: str | None = None,
                  illegal_action: str = "terminate", illegal_reward: float = -1.0, learner_seat: int = 0,
-                 seed=None):
+                 seed: int | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
         if illegal_action not in ("terminate", "raise"):
@@ -529,7 +529,8 @@ class HollywoodGinEnv(gymnasium.Env):
     def reward_config(self) -> RewardConfig:
         return self.venv.reward_config
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         obs, info = self.venv.reset(seed=seed)
         self._ended = False
@@ -537,7 +538,7 @@ class HollywoodGinEnv(gymnasium.Env):
             self.render()
         return obs[0], self._info(info)
 
-    def step(self, action):
+    def step(self, action: int | np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.venv.state is None:
             raise ResetNeededError("reset() must be called before step()")
         if self._ended:
@@ -562,7 +563,7 @@ class HollywoodGinEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         return self.venv.action_masks()[0]
 
-    def render(self):
+    def render(self) -> str | np.ndarray | None:
         """The learner's view, never a hidden card: text (:func:`hollywood_env.render.render_state`)
         or, with ``"rgb_array"``, an ``(H, W, 3)`` uint8 picture (:func:`~hollywood_env.render.render_rgb`)."""
         if self.render_mode is None:
@@ -583,5 +584,5 @@ class HollywoodGinEnv(gymnasium.Env):
     def _info(self, vinfo: dict) -> dict:
         return {"action_mask": vinfo["action_mask"][0].copy(), "hands_ended": int(vinfo["hands_ended"][0])}
 
-    def close(self):
+    def close(self) -> None:
         pass

@@ -121,16 +121,16 @@ TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32
 
 
 def tiny(tmp_path, *extra):
-    from experiments.config import load_config
-    from experiments.schema import TrainConfig
+    from experiments.config.loader import load_config
+    from experiments.config.schema import TrainConfig
 
     return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp_path)] + list(extra))
 
 
 def tiny_dqn_two_shards(tmp_path, *extra):
     """A tiny DQN run in two shards."""
-    from experiments.config import load_config
-    from experiments.schema import TrainConfig
+    from experiments.config.loader import load_config
+    from experiments.config.schema import TrainConfig
 
     return load_config(TrainConfig, "configs/dqn_tiny.yaml",
                        ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32",
@@ -143,8 +143,8 @@ def assert_restarts_left_the_run_unchanged(run, caplog, reference) -> None:
     """A 4-update run whose workers were killed after updates 1 and 3: two restarts counted and
     logged, and every other metric equal to the uninterrupted ``reference`` (a worker restarted
     from its last state collects what it would have)."""
-    from experiments.runlog import read_metrics
-    from experiments.train import compare_metrics
+    from experiments.training.run_writer import read_metrics
+    from experiments.training.train import compare_metrics
 
     got = read_metrics(run)
     assert [x["update"] for x in got] == [1, 2, 3, 4]

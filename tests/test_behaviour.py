@@ -1,10 +1,12 @@
-"""experiments.behaviour: the recorder sees only what the agent is given and counts knocks right."""
+"""``hollywood behaviour`` (experiments.analysis.behaviour): the recorder sees only what the agent
+is given and counts knocks right; the command writes its table and figure, and bad input is one
+line."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from experiments.behaviour import Recorder, measure, sheet_lead
+from experiments.analysis.behaviour import Recorder, measure, sheet_lead
 from hollywood_env import core
 from hollywood_env import observation as O
 from hollywood_env.actions import KNOCK
@@ -50,12 +52,28 @@ def test_measure_reports_the_figures_of_the_table():
     assert 0 <= r["deadwood_at_knock"] <= 10
 
 
+def test_the_command_writes_the_table_and_the_figure(tmp_path, capsys):
+    from experiments.cli import main
+
+    assert main(["behaviour", "simple", "--names", "the simple bot", "--opponent", "random", "--matches", "2",
+                 "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "behaviour.md").read_text()
+    assert "| the simple bot |" in table and "Against `random`, 2 `hollywood` matches" in table
+    assert (tmp_path / "behaviour.png").is_file() or "matplotlib not installed" in capsys.readouterr().err
+
+
 def test_bad_input_is_a_clear_error(tmp_path):
     import subprocess
     import sys
 
+    (tmp_path / "afile").write_text("")
     for args, needle in ((["nosuchbot"], "unknown agent"), (["simple", "--rules", "nope"], "unknown preset"),
-                         (["simple", "--matches", "1"], "at least 2")):
-        r = subprocess.run([sys.executable, "-m", "experiments.behaviour", *args, "--out", str(tmp_path)],
+                         (["simple", "--matches", "1"], "at least 2"), (["simple", "--seed", "-1"], ">= 0"),
+                         (["simple", "--names", "a", "b"], "2 labels for 1 agents")):
+        r = subprocess.run([sys.executable, "-m", "experiments.cli", "behaviour", *args, "--out", str(tmp_path)],
                            capture_output=True, text=True)
         assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert r.stderr.strip().splitlines()[-1].startswith("hollywood behaviour: error: "), r.stderr
+    r = subprocess.run([sys.executable, "-m", "experiments.cli", "behaviour", "simple", "--out",
+                        str(tmp_path / "afile")], capture_output=True, text=True)
+    assert r.returncode == 2 and "not a folder" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -164,7 +164,7 @@ def test_the_shipped_belief_model_loads_and_is_small():
 def test_the_training_pipeline_end_to_end_on_a_few_bot_games(monkeypatch):
     """Collect (two small bot pairings, both presets), train three epochs, measure: the learned
     belief beats the uniform one on held-out games, and the report has every belief's metrics."""
-    from experiments import belief_train as bt
+    from experiments.training import belief_train as bt
 
     monkeypatch.setattr(bt, "PAIRINGS", (("simple", "hollywood", "hollywood", 24, 0.5),
                                          ("simple", "simple", "gin-rummy-simple", 64, 0.5)))
@@ -181,7 +181,7 @@ def test_the_training_pipeline_end_to_end_on_a_few_bot_games(monkeypatch):
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
-    from experiments.belief_train import main
+    from experiments.training.belief_train import main
 
     assert main(["evaluate", str(tmp_path / "missing.pt")]) == 2
     assert "belief model not found" in capsys.readouterr().err

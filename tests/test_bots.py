@@ -315,7 +315,7 @@ def test_simple_beats_random_in_90_percent_of_hands():
 
 
 def test_simple_vs_simple_is_even_within_its_interval():
-    from experiments.evaluate import summarize
+    from experiments.evaluation.head_to_head import summarize
 
     s = summarize(play_pairing("simple", "simple", "hollywood", n_pairs=60, seed=4), n_boot=200)
     for key in ("match_win_rate", "hand_win_rate", "game_win_rate"):
@@ -329,7 +329,7 @@ def test_simple_vs_simple_is_even_within_its_interval():
 
 @pytest.mark.slow
 def test_hollywood_beats_simple_over_2000_matches():
-    from experiments.evaluate import summarize
+    from experiments.evaluation.head_to_head import summarize
 
     s = summarize(play_pairing("hollywood", "simple", "hollywood", n_pairs=1500, seed=2024), n_boot=500)
     assert s["matches_completed"] >= 2000

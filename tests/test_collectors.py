@@ -20,10 +20,10 @@ import torch
 from agents.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
 from agents.ppo import PPOShard
 from agents.checkpoint import load_checkpoint
-from experiments.config import ConfigError, apply_overrides
-from experiments.schema import TrainConfig
-from experiments.runlog import read_metrics
-from experiments.train import compare_metrics, run_training
+from experiments.config.loader import ConfigError, apply_overrides
+from experiments.config.schema import TrainConfig
+from experiments.training.run_writer import read_metrics
+from experiments.training.train import compare_metrics, run_training
 from helpers import assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 def test_collector_config_is_checked():
@@ -123,7 +123,7 @@ def test_a_hard_interrupt_during_a_rollout_resumes_from_the_last_checkpoint(tmp_
 
 
 def test_train_main_reports_an_interrupt(tmp_path, monkeypatch, capsys):
-    import experiments.train as T
+    import experiments.training.train as T
 
     def boom(cfg, run_dir=None, resume_from=None, on_update=None):
         (run_dir / "checkpoints").mkdir(parents=True)
@@ -293,8 +293,8 @@ def test_worker_processes_exit_when_the_learner_dies():
     script = ("import os, signal\n"
               "from agents.collectors import ProcessCollector\n"
               "from agents.ppo import PPOShard\n"
-              "from experiments.config import load_config\n"
-              "from experiments.schema import TrainConfig\n"
+              "from experiments.config.loader import load_config\n"
+              "from experiments.config.schema import TrainConfig\n"
               "cfg = load_config(TrainConfig, 'configs/ppo_tiny.yaml', ['--collector.kind', 'process',\n"
               "                  '--collector.num_workers', '2', '--ppo.num_games', '16'])\n"
               "c = ProcessCollector(PPOShard, cfg)\n"
@@ -321,7 +321,7 @@ def test_worker_processes_exit_when_the_learner_dies():
 
 
 def test_sweep_arguments():
-    from experiments.sweep import grid_points, parse_grid, parse_seeds, point_label, run_name
+    from experiments.training.sweep import grid_points, parse_grid, parse_seeds, point_label, run_name
 
     assert parse_seeds("0-4") == [0, 1, 2, 3, 4]
     assert parse_seeds("0,3,7") == [0, 3, 7] and parse_seeds("0-2,9,1") == [0, 1, 2, 9]
@@ -341,7 +341,7 @@ def test_sweep_arguments():
 
 
 def test_sweep_summary_has_t_intervals():
-    from experiments.sweep import format_summary, summarize_sweep
+    from experiments.training.sweep import format_summary, summarize_sweep
 
     trials = [{"point": "lr=1", "seed": s, "run_dir": f"r{s}", "metrics": {"eval/win_rate_vs_random": v}}
               for s, v in enumerate([0.5, 0.7, 0.6])]
@@ -360,7 +360,7 @@ def test_without_ray_the_ray_options_say_how_to_install_it(tmp_path, monkeypatch
     import sys
 
     from experiments.cli import main
-    from experiments.train import train_main
+    from experiments.training.train import train_main
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     argv = ["configs/ppo_tiny.yaml", "--collector.kind", "ray", "--log.root", str(tmp_path)]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from experiments.config import ConfigError, apply_overrides, load_config
-from experiments.schema import TrainConfig
+from experiments.config.loader import ConfigError, apply_overrides, load_config
+from experiments.config.schema import TrainConfig
 
 
 def test_every_shipped_config_loads(tmp_path):

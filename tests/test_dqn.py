@@ -13,10 +13,10 @@ from agents.dqn import (DQNConfig, DQNShard, ReplayBuffer, TransitionAssembler, 
 from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from agents.networks import DuelingQNetwork
 from agents.checkpoint import load_checkpoint
-from experiments.config import load_config
-from experiments.schema import TrainConfig
-from experiments.runlog import read_metrics
-from experiments.train import compare_metrics, run_training
+from experiments.config.loader import load_config
+from experiments.config.schema import TrainConfig
+from experiments.training.run_writer import read_metrics
+from experiments.training.train import compare_metrics, run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
 

@@ -1,12 +1,13 @@
 """The notebooks run headless, and the modules that do their work are right.
 
-The notebooks call :mod:`experiments.analysis` (their inputs, and a facade over
-:mod:`experiments.runs`, :mod:`experiments.plots`, :mod:`experiments.playthrough` and
-:mod:`experiments.demo`); the functions are tested here from their own modules, and the facade
-is checked to offer every name the notebooks use. The notebooks are executed with nbclient in a
-kernel of this interpreter, pointed by environment variables at a tiny demo run made in a
-temporary folder (:func:`experiments.demo.make_demo`: two seeds of a few-second PPO run and a
-small tournament).
+The notebooks call :mod:`experiments.analysis.notebooks` (their inputs, and a facade over
+:mod:`experiments.analysis.run_reader`, :mod:`experiments.analysis.plots`,
+:mod:`experiments.analysis.playthrough` and :mod:`experiments.analysis.demo`); the functions are
+tested here from their own modules, and the facade is checked to offer every name the notebooks
+use. The notebooks are executed with nbclient in a kernel of this interpreter, pointed by
+environment variables at a tiny demo run made in a temporary folder
+(:func:`experiments.analysis.demo.make_demo`: two seeds of a few-second PPO run and a small
+tournament).
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ import numpy as np
 import pytest
 import yaml
 
-from experiments import analysis
-from experiments.analysis import setting
-from experiments.demo import make_demo
-from experiments.playthrough import (cards_text, hand_markdown, match_markdown, match_table_markdown, plot_scoresheet,
-                                     record_match, scoresheet_markdown, sheet_history)
-from experiments.plots import plot_curves, plot_eval_win_rates, plot_tournament
-from experiments.runs import (aggregate, aggregate_runs, curve_tags, ema, eval_win_rate_tags, final_values_markdown,
-                              find_runs, load_runs, load_tournament, ratings_markdown, read_ratings, short_label)
+from experiments.analysis import notebooks as analysis
+from experiments.analysis.demo import make_demo
+from experiments.analysis.notebooks import setting
+from experiments.analysis.playthrough import (cards_text, hand_markdown, match_markdown, match_table_markdown,
+                                              plot_scoresheet, record_match, scoresheet_markdown, sheet_history)
+from experiments.analysis.plots import plot_curves, plot_eval_win_rates, plot_tournament
+from experiments.analysis.run_reader import (aggregate, aggregate_runs, curve_tags, ema, eval_win_rate_tags,
+                                             final_values_markdown, find_runs, load_runs, load_tournament,
+                                             ratings_markdown, read_ratings, short_label)
 from hollywood_env.cards import CARD_VALUES
 from hollywood_env.scoresheet import Scoresheet
 
@@ -265,17 +267,18 @@ def test_the_facade_offers_every_name_the_notebooks_use_and_defines_only_setting
     used = set()
     for p in sorted(NOTEBOOKS.glob("*.ipynb")):
         src = "\n".join(c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code")
-        for alias in re.findall(r"from experiments import analysis as (\w+)", src):
+        for alias in re.findall(r"from experiments\.analysis import notebooks as (\w+)", src):
             used |= set(re.findall(rf"\b{alias}\.(\w+)", src))
-        for names in re.findall(r"from experiments\.analysis import ([\w, ]+)", src):
+        for names in re.findall(r"from experiments\.analysis\.notebooks import ([\w, ]+)", src):
             used |= {n.strip() for n in names.split(",")}
     assert {"setting", "load_runs", "plot_tournament", "record_match", "hand_markdown"} <= used  # the scan works
     assert used <= set(analysis.__all__), sorted(used - set(analysis.__all__))
     # thin: every other name is the object of the module that does the job, not a copy
     homes = {n: getattr(analysis, n).__module__ for n in analysis.__all__}
-    assert [n for n, m in homes.items() if m == "experiments.analysis"] == ["setting"]
-    assert set(homes.values()) == {"experiments.analysis", "experiments.runs", "experiments.plots",
-                                   "experiments.playthrough", "experiments.demo"}
+    assert [n for n, m in homes.items() if m == "experiments.analysis.notebooks"] == ["setting"]
+    assert set(homes.values()) == {"experiments.analysis.notebooks", "experiments.analysis.run_reader",
+                                   "experiments.analysis.plots", "experiments.analysis.playthrough",
+                                   "experiments.analysis.demo"}
 
 
 @pytest.fixture(scope="module")

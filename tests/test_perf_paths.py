@@ -8,6 +8,7 @@ import pytest
 
 from hollywood_env import core
 from hollywood_env import melds as M
+from hollywood_env.cards import masks_to_bools
 from hollywood_env.sampling import random_legal_actions
 from helpers import driver_policy, random_hands
 
@@ -127,8 +128,8 @@ def test_knock_filter_and_loose_value():
     knock, loose = M.knock_discards_loose(masks, limits, allowed)
     assert np.array_equal(loose, M.unmeldable_value(masks))
     after = M.deadwood_after_discard_masks(masks)  # -1 where not held
-    brute = ((after >= 0) & (after <= limits[:, None]) & M._masks_to_bools(allowed))
-    assert np.array_equal(M._masks_to_bools(knock), brute)
+    brute = ((after >= 0) & (after <= limits[:, None]) & masks_to_bools(allowed))
+    assert np.array_equal(masks_to_bools(knock), brute)
     assert (knock != 0).sum() > 40
 
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
+from experiments.analysis.playthrough import hand_markdown
 from experiments.cli import main
+from experiments.evaluation.stats import t_interval, wilson
 from experiments.play.game import PlayMatch, move_of
 from experiments.play.gamelog import format_results, human_results, load_log, match_record
 from experiments.play.store import MatchStore, read_logs
-from experiments.playthrough import hand_markdown
-from experiments.stats import t_interval, wilson
 from hollywood_env import core
 from hollywood_env.rules import Rules
 

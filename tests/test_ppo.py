@@ -9,10 +9,10 @@ from agents.features import NUM_FEATURES
 from agents.networks import ActorCritic, MaskedCategorical
 from agents.checkpoint import load_checkpoint
 from agents.policies import PPOPolicy
-from experiments.config import load_config
-from experiments.schema import TrainConfig
-from experiments.runlog import read_metrics
-from experiments.train import compare_metrics, run_training
+from experiments.config.loader import load_config
+from experiments.config.schema import TrainConfig
+from experiments.training.run_writer import read_metrics
+from experiments.training.train import compare_metrics, run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
 

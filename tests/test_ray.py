@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from agents.checkpoint import load_checkpoint
-from experiments.runlog import read_metrics
-from experiments.train import compare_metrics, run_training
+from experiments.training.run_writer import read_metrics
+from experiments.training.train import compare_metrics, run_training
 from helpers import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 pytestmark = pytest.mark.ray
@@ -91,7 +91,7 @@ def test_dqn_collects_on_ray_workers_as_in_local_shards(local_ray, tmp_path):
 
 
 def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
-    from experiments.sweep import run_sweep
+    from experiments.training.sweep import run_sweep
 
     res = run_sweep("configs/ppo_tiny.yaml", [0, 1], [], TINY + ["--log.root", str(tmp_path),
                                                                  "--total_steps", "1024"],
@@ -111,7 +111,7 @@ def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
 
 
 def test_tournament_on_ray_tasks_matches_local(local_ray):
-    from experiments.tournament import round_robin, summarize_tournament
+    from experiments.evaluation.tournament import round_robin, summarize_tournament
 
     agents = ["random", "simple", "neller"]
     a = round_robin(agents, "hollywood", n_pairs=6, seed=5, max_steps=300)

@@ -29,7 +29,7 @@ VERSION = PYPROJECT["project"]["version"]
 
 
 def test_license_is_mit_as_pyproject_says():
-    assert PYPROJECT["project"]["license"] == {"text": "MIT"}
+    assert PYPROJECT["project"]["license"] == "MIT"  # an SPDX expression
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License") and "Hollywood Gin RL contributors" in text
 
@@ -107,6 +107,8 @@ def test_wheel_ships_the_models_configs_and_play_page(wheel):
         expected |= {f"agents/_configs/{p.name}": p for p in (ROOT / "configs").glob("*.yaml")}
         expected |= {f"experiments/play/static/{p.name}": p for p in (ROOT / "experiments/play/static").iterdir()}
         expected |= {f"{pkg}/py.typed": ROOT / pkg / "py.typed" for pkg in ("hollywood_env", "agents", "experiments")}
+        expected |= {str(p.relative_to(ROOT)): p for top in ("hollywood_env", "agents", "experiments")
+                     for p in (ROOT / top).rglob("*.py")}  # every module of every subpackage
         assert {"agents/_models/ppo_hollywood.pt", "agents/_models/belief_hollywood.pt",
                 "agents/_configs/ppo_tiny.yaml", "experiments/play/static/index.html"} <= set(expected)
         for name, path in sorted(expected.items()):
@@ -122,8 +124,8 @@ def test_wheel_ships_the_models_configs_and_play_page(wheel):
 
 def test_paths_find_the_checkout_folders_and_shipped_names(tmp_path, monkeypatch):
     from agents import paths
-    from experiments.config import ConfigError, load_config
-    from experiments.schema import TrainConfig
+    from experiments.config.loader import ConfigError, load_config
+    from experiments.config.schema import TrainConfig
 
     assert paths.CONFIGS_DIR == ROOT / "configs"
     if not os.environ.get("HOLLYWOOD_MODELS"):

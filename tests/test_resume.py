@@ -26,10 +26,10 @@ import torch
 
 from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, save_checkpoint
 from agents.stopping import StopSignals, TrainingStopped
-from experiments.config import load_config
-from experiments.runlog import read_metrics
-from experiments.schema import TrainConfig
-from experiments.train import compare_metrics, run_training
+from experiments.config.loader import load_config
+from experiments.config.schema import TrainConfig
+from experiments.training.run_writer import read_metrics
+from experiments.training.train import compare_metrics, run_training
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {

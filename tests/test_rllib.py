@@ -306,7 +306,7 @@ def test_ppo_self_play_trains_exports_and_evaluates(rl, local_ray, tmp_path, cap
     finally:
         algo.stop()
     # the documented export step, from the checkpoint folder: the same weights
-    assert rl.main(["export", str(tmp_path / "checkpoint"), str(tmp_path / "policy.pt")]) == 0
+    assert cli(["rllib-export", str(tmp_path / "checkpoint"), str(tmp_path / "policy.pt")]) == 0
     a, b = torch.load(direct, weights_only=True), torch.load(tmp_path / "policy.pt", weights_only=True)
     assert all(torch.equal(x["weight"], y["weight"]) for x, y in zip(a["layers"], b["layers"]))
     assert checkpoint is not None

@@ -12,9 +12,9 @@ import torch
 from agents import registry
 from agents.checkpoint import load_checkpoint
 from agents.registry import AgentSpecError, make_agent
-from experiments.config import load_config
-from experiments.schema import TrainConfig
-from experiments.train import run_training
+from experiments.config.loader import load_config
+from experiments.config.schema import TrainConfig
+from experiments.training.train import run_training
 from hollywood_env.rules import Rules
 
 TINY = ["--total_steps", "2048", "--eval.every", "0", "--eval.pairs", "2", "--league.snapshot_every", "0"]
@@ -26,7 +26,7 @@ def shipped(tmp_path_factory):
     cfg = load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp / "runs")])
     run_dir, _ = run_training(cfg)
     models = tmp / "models"
-    from experiments.ship import main
+    from experiments.release.ship import main
 
     assert main([str(run_dir), "ppo_tiny_model", "--opponents", "random", "simple", "--matches", "6",
                  "--models-dir", str(models), "--note", "a test model"]) == 0
@@ -57,8 +57,8 @@ def test_the_shipped_file_plays_and_reproduces_its_card(shipped):
     """The card's evaluation command gives the card's figure, and reproduce (same config, same seed,
     same machine) lands within every published interval."""
     _, models = shipped
-    from experiments.evaluate import evaluate
-    from experiments.ship import reproduce_model
+    from experiments.evaluation.head_to_head import evaluate
+    from experiments.release.ship import reproduce_model
 
     card = load_checkpoint(models / "ppo_tiny_model.pt")["card"]
     e = card["evaluations"][1]
@@ -114,7 +114,7 @@ def test_reproduce_stops_where_an_early_stopped_model_stopped(tmp_path):
     import signal
 
     from agents.stopping import TrainingStopped
-    from experiments.ship import main, reproduce_model
+    from experiments.release.ship import main, reproduce_model
 
     cfg = load_config(TrainConfig, "configs/ppo_tiny.yaml",
                       TINY + ["--total_steps", "4096", "--log.root", str(tmp_path / "runs")])  # 4 updates

@@ -1,5 +1,5 @@
-"""The project's one Student-t quantile, :func:`experiments.stats.t_quantile`: right against the
-published tables (and scipy where installed), and the multiplier of every t interval."""
+"""The project's one Student-t quantile, :func:`experiments.evaluation.stats.t_quantile`: right
+against the published tables (and scipy where installed), and the multiplier of every t interval."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments import runs, stats
+from experiments.analysis import run_reader
+from experiments.evaluation import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +50,7 @@ def test_every_t_interval_takes_its_multiplier_from_t_quantile():
     assert (e.low, e.high) == pytest.approx((2.5 - half, 2.5 + half), rel=1e-12)
 
     vals = np.array([[1.0, 2.0], [2.0, 5.0], [4.0, 6.0]])  # 3 runs x 2 points
-    mean, low, high, n = runs.mean_interval(vals, level=0.9)
+    mean, low, high, n = run_reader.mean_interval(vals, level=0.9)
     half = stats.t_quantile(0.9, 2) * vals.std(axis=0, ddof=1) / math.sqrt(3)
     np.testing.assert_allclose(high - mean, half, rtol=1e-12)
     np.testing.assert_allclose(mean - low, half, rtol=1e-12)
@@ -62,4 +63,4 @@ def test_no_other_module_defines_a_t_quantile():
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.FunctionDef) and "t_quantile" in node.name:
                     defined.append(f"{path.relative_to(ROOT)}:{node.name}")
-    assert defined and all(d.startswith("experiments/stats.py:") for d in defined), defined
+    assert defined and all(d.startswith("experiments/evaluation/stats.py:") for d in defined), defined

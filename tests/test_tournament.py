@@ -9,11 +9,11 @@ import os
 import numpy as np
 import pytest
 
-from experiments import stats
 from experiments.cli import main
-from experiments.evaluate import evaluate, format_summary, summarize
+from experiments.evaluation import stats
+from experiments.evaluation.head_to_head import evaluate, format_summary, summarize
 from agents.matches import play_pairing
-from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
+from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 from hollywood_env import core
 
 
@@ -223,8 +223,8 @@ def test_cli_passthrough_commands(monkeypatch):
     from experiments import cli
 
     seen = []
-    monkeypatch.setitem(cli.PASSTHROUGH, "fake", ("a fake command", "experiments.stats:wilson"))
-    monkeypatch.setattr("experiments.stats.wilson", lambda argv: seen.append(argv) or 0)
+    monkeypatch.setitem(cli.PASSTHROUGH, "fake", ("a fake command", "experiments.evaluation.stats:wilson"))
+    monkeypatch.setattr("experiments.evaluation.stats.wilson", lambda argv: seen.append(argv) or 0)
     assert main(["fake", "--x", "1", "cfg.yaml"]) == 0
     assert seen == [["--x", "1", "cfg.yaml"]]
     assert "train" in cli.PASSTHROUGH and "reproduce" in cli.PASSTHROUGH

@@ -118,7 +118,7 @@ def parse_move(move) -> int:
         raise PlayError(f"a move must be an object such as {{\"type\": \"discard\", \"card\": \"7h\"}}, got {move!r}")
     kind = move.get("type")
     simple = {"draw_stock": DRAW_STOCK, "take_discard": TAKE_DISCARD, "pass": PASS, "big_gin": BIG_GIN}
-    if kind in simple:
+    if isinstance(kind, str) and kind in simple:  # (a list or an object cannot be looked up: no move type)
         return simple[kind]
     if kind in ("discard", "knock"):
         text = move.get("card")
@@ -237,6 +237,8 @@ class PlayMatch:
     def next_hand(self, version) -> None:
         """Leave the ended hand's result and deal on (the agent plays if it is to move)."""
         self._check_version(version)
+        if self.status == "abandoned":
+            raise PlayError("this match was abandoned: start a new match")
         if not self.awaiting_next_hand:
             raise IllegalMove("there is no ended hand to leave: " + ("the match is over" if self.over else
                                                                      "the hand is still being played"))

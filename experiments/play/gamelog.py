@@ -33,7 +33,7 @@ readable record, checked against a replay by :func:`load_log`.
 
 * :func:`load_log` -- read and check a log (replayed through the core).
 * :func:`format_replay` -- the match hand by hand as text (``hollywood replay LOG``).
-* :func:`match_record` -- a :class:`experiments.playthrough.MatchRecord`, for the play_through
+* :func:`match_record` -- a :class:`experiments.analysis.playthrough.MatchRecord`, for the play_through
   notebook's views.
 * :func:`human_results` / :func:`format_results` -- the person's results per opponent (and
   rules) over a folder of logs, with 95% intervals (``hollywood play-results DIR``).
@@ -49,7 +49,7 @@ import numpy as np
 from hollywood_env.cards import parse_card
 from hollywood_env.rules import Rules
 
-from ..stats import t_interval, wilson
+from ..evaluation.stats import t_interval, wilson
 from .game import AGENT, HUMAN, PlayMatch
 
 SEAT_NAMES = {HUMAN: "human", AGENT: "agent"}
@@ -144,10 +144,10 @@ def format_replay(log: dict, match: PlayMatch, moves: bool = True, hand: int | N
 
 
 def match_record(log: dict, match: PlayMatch):
-    """The match as a :class:`experiments.playthrough.MatchRecord` (seat 0 the person), so the
+    """The match as a :class:`experiments.analysis.playthrough.MatchRecord` (seat 0 the person), so the
     play_through notebook's views (``hand_markdown``, ``match_table_markdown``, the scoresheet
     plots) show a match played in the browser."""
-    from ..playthrough import HandRecord, MatchRecord, SheetSnapshot
+    from ..analysis.playthrough import HandRecord, MatchRecord, SheetSnapshot
 
     hands = []
     c = match.rules.columns

@@ -167,7 +167,7 @@ def create_app(service: PlayService):
             return {}
         try:
             body = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError, an int too long; too deep
             raise PlayError(f"malformed JSON body: {e}") from None
         if not isinstance(body, dict):
             raise PlayError(f"the JSON body must be an object, got {type(body).__name__}")

@@ -92,7 +92,10 @@ class MatchStore:
         if not isinstance(match_id, str) or not match_id or "/" in match_id or match_id.startswith("."):
             return None
         path = self.path(match_id)
-        if not path.is_file():
+        try:
+            if not path.is_file():
+                return None
+        except (OSError, ValueError):  # a name the file system cannot hold (too long, a NUL): no such match
             return None
         with open(path) as f:
             log = json.load(f)

@@ -41,7 +41,7 @@ from hollywood_env.rewards import MODES as REWARD_MODES
 from hollywood_env.rewards import match_return
 from hollywood_env.rules import Rules, resolve_rules
 
-from .stats import Estimate, cluster_bootstrap, t_interval, wilson
+from experiments.evaluation.stats import Estimate, cluster_bootstrap, t_interval, wilson
 
 METRIC_LABELS = {
     "match_win_rate": "match win rate",

@@ -1,8 +1,11 @@
-"""A run folder: TensorBoard events, a JSONL of metrics, the resolved config and checkpoints.
+"""Writing a run folder: TensorBoard events, a JSONL of metrics, the resolved config and checkpoints.
 
 ``runs/<name>__<seed>__<time>/`` holds ``config.yaml`` (resolved), ``meta.yaml`` (package version,
 git commit), ``events.out.tfevents.*``, ``metrics.jsonl`` (one JSON object per logging point,
-with ``update`` and ``global_step``) and ``checkpoints/{latest,best}.pt``.
+with ``update`` and ``global_step``) and ``checkpoints/{latest,best}.pt``. :func:`new_run_dir`
+makes the folder, :class:`RunLogger` writes its scalars, and :func:`read_metrics` reads its
+``metrics.jsonl`` back (to compare runs); reading runs for analysis (curves over seeds,
+TensorBoard files) is :mod:`experiments.analysis.run_reader`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import time
 from pathlib import Path
 
 from agents.checkpoint import ALGOS, atomic_write_text
-from experiments.config import save_resolved, to_dict
+from experiments.config.loader import save_resolved, to_dict
 
 
 def new_run_dir(root: str, name: str, seed: int) -> Path:

@@ -34,10 +34,10 @@ import sys
 import time
 from pathlib import Path
 
-from experiments.config import ConfigError, apply_overrides, load_config
+from experiments.config.loader import ConfigError, apply_overrides, load_config
 from agents.paths import find_config
 from agents.ray_support import RayUnavailable
-from experiments.schema import TrainConfig
+from experiments.config.schema import TrainConfig
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -104,7 +104,7 @@ def run_name(base: str, point: dict[str, str]) -> str:
 
 def final_eval(run_dir: str | Path) -> dict:
     """The ``eval/*`` metrics of a run's last evaluation (its final update)."""
-    from experiments.runlog import read_metrics
+    from experiments.training.run_writer import read_metrics
 
     out: dict = {}
     for line in read_metrics(run_dir):
@@ -118,7 +118,7 @@ def _trial(params: dict, spec: dict) -> None:
     """One Tune trial: an ordinary training run; reports its folder and final eval metrics."""
     from ray import tune
 
-    from experiments.train import run_training
+    from experiments.training.train import run_training
 
     point = spec["points"][params["point"]]
     overrides = (list(spec["overrides"]) + [f"--{k}={v}" for k, v in point.items()]
@@ -135,7 +135,7 @@ def _trial(params: dict, spec: dict) -> None:
 def summarize_sweep(trials: list[dict]) -> list[dict]:
     """``trials``: ``{"point": label, "seed", "run_dir", "metrics": {eval/...: value}}`` (finished
     ones). One row per (grid point, metric): mean over seeds and 95% t-interval."""
-    from experiments.stats import t_interval
+    from experiments.evaluation.stats import t_interval
 
     rows = []
     points = list(dict.fromkeys(t["point"] for t in trials))
@@ -240,7 +240,7 @@ def run_sweep(config: str, seeds: list[int], grid: list[tuple[str, list[str]]], 
 
 
 def sweep_main(argv=None) -> int:
-    from experiments.config import plain_text
+    from experiments.config.loader import plain_text
 
     parser = argparse.ArgumentParser(prog="hollywood sweep", description=plain_text(__doc__), allow_abbrev=False,
                                      epilog="overrides and --grid take the keys of hollywood train --help (--section.key).",

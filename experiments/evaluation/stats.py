@@ -5,7 +5,8 @@
 * :func:`cluster_bootstrap` -- percentile bootstrap of a ratio of sums, resampling *clusters*
   (duplicate-deal pairs), for means such as points per hand.
 * :func:`t_quantile` -- the multiplier of a two-sided Student-t interval, solved from the exact
-  t distribution function; the one every t interval here and in :mod:`experiments.runs` uses.
+  t distribution function; the one every t interval here and in
+  :mod:`experiments.analysis.run_reader` uses.
 * :func:`t_interval` -- the t interval of a mean (pair means, e.g. the match score per pair).
 * :func:`bradley_terry` -- Bradley-Terry strengths fitted by Newton's method on all results, with
   a weak prior (one virtual drawn match per pairing) so a perfect record stays finite, standard
@@ -75,7 +76,7 @@ def t_quantile(level: float, df: int) -> float:
     ``t_quantile(0.95, 10) = 2.228``); the normal quantile for ``df > 10**5``.
 
     The project's only t quantile: every t interval (:func:`t_interval`, the seed intervals of
-    :mod:`experiments.runs`) takes its multiplier from here."""
+    :mod:`experiments.analysis.run_reader`) takes its multiplier from here."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     df = int(df)

@@ -1,12 +1,12 @@
 """The schema of a training run: one dataclass per section of a YAML config in ``configs/``.
 
 A config file has the sections below (every key optional; missing keys keep these defaults).
-Unknown keys and values of the wrong type are errors (see :mod:`experiments.config`), and so is
-every value out of its range: each section checks its values when it is built (``__post_init__``,
-a ``ValueError`` naming the key, the value and what is allowed). :func:`validate` adds the checks
-that look beyond the values (the device exists, every bot of ``league.bots`` and ``eval.bots`` can
-be built, ``log.root`` can hold run folders): ``hollywood train`` runs it before it creates a run
-folder.
+Unknown keys and values of the wrong type are errors (see :mod:`experiments.config.loader`), and
+so is every value out of its range: each section checks its values when it is built
+(``__post_init__``, a ``ValueError`` naming the key, the value and what is allowed).
+:func:`validate` adds the checks that look beyond the values (the device exists, every bot of
+``league.bots`` and ``eval.bots`` can be built, ``log.root`` can hold run folders): ``hollywood
+train`` runs it before it creates a run folder.
 
 .. code-block:: yaml
 
@@ -39,7 +39,7 @@ from agents.ppo import PPOConfig
 from hollywood_env.rewards import MODES as REWARD_MODES
 from hollywood_env.rules import PRESETS, Rules
 
-from .config import ConfigError, suggest
+from experiments.config.loader import ConfigError, suggest
 
 
 def _check_number(key: str, value, low: float, closed: bool = True, high: float = math.inf) -> None:

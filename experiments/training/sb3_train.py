@@ -3,7 +3,7 @@
 The Stable-Baselines3 example of the README and docs/environments.md, as a script (needs the
 ``sb3`` extra)::
 
-    .venv/bin/python -m experiments.sb3_train --steps 1000000 --out runs/sb3_maskable_ppo.zip
+    .venv/bin/hollywood sb3-train --steps 1000000 --out runs/sb3_maskable_ppo.zip
     .venv/bin/hollywood evaluate sb3:runs/sb3_maskable_ppo.zip random --matches 1000 --seed 7
 
 Defaults: the vector env's defaults (one hand per episode against the random opponent,
@@ -16,24 +16,38 @@ its weights (``agents/sb3_policy.py``).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv=None) -> int:
+    from hollywood_env.rules import PRESETS
+
+    from experiments.config.loader import plain_text
+
+    parser = argparse.ArgumentParser(prog="hollywood sb3-train", description=plain_text(__doc__),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=1_000_000, help="learner decisions to train for")
-    parser.add_argument("--num-envs", type=int, default=64)
-    parser.add_argument("--rules", default="hollywood")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--num-envs", type=int, default=64, help="games stepped together (default 64)")
+    parser.add_argument("--rules", default="hollywood", help="rules preset (default hollywood)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the env and of the model (default 0)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: best on a shared or small machine)")
     parser.add_argument("--out", default="runs/sb3_maskable_ppo.zip", help="where to save the model (.zip)")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.num_envs < 1:
         parser.error(f"--steps and --num-envs must be positive, got {args.steps} and {args.num_envs}")
-
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecMonitor
+    if args.rules not in PRESETS:
+        parser.error(f"--rules: unknown preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+    if args.seed < 0:
+        parser.error(f"--seed must be an integer >= 0, got {args.seed}")
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import VecMonitor
+    except ImportError as e:
+        parser.error(f"needs the sb3 extra (pip install 'hollywood-gin-rl[sb3]'): {e}")
 
     from hollywood_env.sb3 import HollywoodGinSB3VecEnv
 
@@ -54,7 +68,8 @@ def main(argv=None) -> None:
     model.save(args.out)
     print(f"saved {args.out} ({done:,} steps, {time.perf_counter() - start:.0f} s); evaluate with: "
           f"hollywood evaluate sb3:{args.out} random --matches 1000 --seed 7")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """The main job of the README: a short PPO training run, then a tournament of the trained agent
 against the bots, with the table printed and the TensorBoard command to look at the run.
 
-    python -m experiments.quickstart [--config configs/ppo_quick.yaml] [--matches 400] [overrides...]
+    hollywood quickstart [--config configs/ppo_quick.yaml] [--matches 400] [overrides...]
 """
 
 from __future__ import annotations
@@ -9,27 +9,34 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.config import ConfigError, load_config
-from experiments.schema import TrainConfig
-from experiments.train import run_training
+from experiments.config.loader import ConfigError, load_config
+from experiments.config.schema import TrainConfig, validate
+from experiments.training.train import run_training
 
 BOTS = ["random", "simple", "neller", "hollywood"]
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.quickstart", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default="configs/ppo_quick.yaml")
-    parser.add_argument("--matches", type=int, default=400, help="matches per pairing of the tournament")
+    from experiments.config.loader import plain_text
+
+    parser = argparse.ArgumentParser(prog="hollywood quickstart", description=plain_text(__doc__),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="other options: config overrides (--section.key VALUE), as in "
+                                            "hollywood train")
+    parser.add_argument("--config", default="configs/ppo_quick.yaml",
+                        help="the training config (default configs/ppo_quick.yaml)")
+    parser.add_argument("--matches", type=int, default=400, help="matches per pairing of the tournament (default 400)")
     args, overrides = parser.parse_known_args(argv)
+    if args.matches < 2:
+        parser.error(f"--matches must be at least 2 (one duplicate pair), got {args.matches}")
     try:
-        cfg = load_config(TrainConfig, args.config, overrides)
+        cfg = validate(load_config(TrainConfig, args.config, overrides))
     except ConfigError as e:
-        print(f"quickstart: {e}", file=sys.stderr)
+        print(f"hollywood quickstart: error: {e}", file=sys.stderr)
         return 2
     from experiments.progress import progress_bar as tqdm
 
-    from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
+    from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 
     print(f"1/2 training {cfg.algo} with {args.config} ({cfg.total_steps:,} learner decisions)")
     run_dir, _ = run_training(cfg)

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 from agents.stopping import TrainingStopped
-from experiments.config import ConfigError, load_config
+from experiments.config.loader import ConfigError, load_config
 from agents.ray_support import RayUnavailable
-from experiments.runlog import RunLogger, new_run_dir, read_metrics
-from experiments.schema import TrainConfig, validate
+from experiments.config.schema import TrainConfig, validate
+from experiments.training.run_writer import RunLogger, new_run_dir, read_metrics
 
 
 def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Path | None = None,
@@ -54,7 +54,7 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
 
 def _train_parser() -> argparse.ArgumentParser:
     """For ``--help`` only: :func:`split_train_argv` reads the arguments."""
-    from experiments.config import describe_keys, plain_text
+    from experiments.config.loader import describe_keys, plain_text
 
     parser = argparse.ArgumentParser(
         prog="hollywood train", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -63,7 +63,7 @@ def _train_parser() -> argparse.ArgumentParser:
                "  --ppo.lr 1e-4 --seed 1 --league.bots random,simple --env.rule_options '{knock_limit: 8}'\n"
                "The whole config is checked before the run folder is made. Only the section of the\n"
                "config's algo (ppo or dqn) is used.\n\n"
-               "config keys and their defaults (what each means: experiments/schema.py, agents/ppo.py,\n"
+               "config keys and their defaults (what each means: experiments/config/schema.py, agents/ppo.py,\n"
                "agents/dqn.py):\n" + describe_keys(TrainConfig).replace("%", "%%"))
     parser.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); omit with --resume")
     parser.add_argument("--resume", metavar="RUN", help="a run folder (or its checkpoints/latest.pt) to continue")
@@ -197,7 +197,7 @@ def reproduce_main(argv=None) -> int:
     parser.add_argument("run_dir", help="a run folder of hollywood train (runs/<name>__<seed>__<time>), or a shipped "
                                         "model (models/NAME.pt): retrain its config and check the new model's "
                                         "figures against the published 95%% intervals of its card "
-                                        "(experiments/ship.py)")
+                                        "(experiments/release/ship.py)")
     parser.add_argument("--rel-tol", type=float, default=0.0, help="relative tolerance (default: exact)")
     args = parser.parse_args(argv)
     if not (math.isfinite(args.rel_tol) and args.rel_tol >= 0):

@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.matches import agent_generators
 from agents.registry import call_policy, make_agent
-from experiments.tournament import unique_labels
+from experiments.evaluation.tournament import unique_labels
 from hollywood_env import core
 from hollywood_env.actions import DRAW_STOCK, KNOCK, action_name
 from hollywood_env.cards import format_card, mask_to_cards, sort_cards

@@ -30,7 +30,7 @@ import platform
 import sys
 from pathlib import Path
 
-EVAL_SEED = 20261129  # the published evaluation seed (experiments/publish.py uses the same)
+EVAL_SEED = 20261129  # the published evaluation seed (experiments/release/publish.py uses the same)
 
 
 def cpu_description() -> str:
@@ -68,7 +68,7 @@ def short_names(name: str) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from experiments.config import plain_text
+    from experiments.config.loader import plain_text
 
     parser = argparse.ArgumentParser(prog="hollywood ship", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
 
     from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
     from agents.registry import AgentSpecError, make_agent
-    from experiments.evaluate import evaluate
+    from experiments.evaluation.head_to_head import evaluate
     from hollywood_env.rules import Rules
 
     try:
@@ -168,14 +168,14 @@ def reproduce_model(path) -> int:
     win rate for single hands) lies within the published 95% interval. Exit status 0 when all
     do, 1 otherwise, 2 for a file that is not a shipped model."""
     from agents.checkpoint import CheckpointError, load_checkpoint
-    from experiments.config import ConfigError, load_config
-    from experiments.evaluate import evaluate
-    from experiments.schema import TrainConfig, validate
+    from experiments.config.loader import ConfigError, load_config
+    from experiments.config.schema import TrainConfig, validate
+    from experiments.evaluation.head_to_head import evaluate
     import signal
 
     from agents.stopping import TrainingStopped
-    from experiments.runlog import new_run_dir
-    from experiments.train import run_training
+    from experiments.training.run_writer import new_run_dir
+    from experiments.training.train import run_training
     from hollywood_env.rules import Rules
 
     try:
@@ -237,7 +237,7 @@ def reproduce_model(path) -> int:
 
 def reproduce_main(argv=None) -> int:
     """``hollywood reproduce``: a shipped model (``models/NAME.pt``) goes to :func:`reproduce_model`,
-    anything else (a run folder) to :func:`experiments.train.reproduce_main`."""
+    anything else (a run folder) to :func:`experiments.training.train.reproduce_main`."""
     from agents.paths import find_model
 
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -246,7 +246,7 @@ def reproduce_main(argv=None) -> int:
     models = [m for m in models if m.is_file()]
     if len(argv) == 1 and models:
         return reproduce_model(models[0])
-    from experiments.train import reproduce_main as reproduce_run
+    from experiments.training.train import reproduce_main as reproduce_run
 
     return reproduce_run(argv)
 

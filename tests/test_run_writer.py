@@ -1,11 +1,12 @@
-"""The run folder's TensorBoard logs: the HParams tab lists the run's own algorithm only."""
+"""The run folder's TensorBoard logs (experiments.training.run_writer): the HParams tab lists the run's
+own algorithm only."""
 
 from __future__ import annotations
 
 import pytest
 
-from experiments.runlog import RunLogger, run_hyperparameters
-from experiments.schema import TrainConfig
+from experiments.config.schema import TrainConfig
+from experiments.training.run_writer import RunLogger, run_hyperparameters
 
 
 def _hparams_logged(run_dir) -> dict:

@@ -2,8 +2,8 @@
 each trained agent against bots with duplicate deals, play a round robin with the bots, and write
 the tables and plots docs/results.md shows into one folder.
 
-    python -m experiments.publish configs/ppo_hollywood.yaml --seeds 0 --out results/ppo_hollywood
-    python -m experiments.publish configs/ppo_hollywood.yaml --runs runs/ppo_hollywood__0__<time> \\
+    hollywood publish configs/ppo_hollywood.yaml --seeds 0 --out results/ppo_hollywood
+    hollywood publish configs/ppo_hollywood.yaml --runs runs/ppo_hollywood__0__<time> \\
         --out results/ppo_hollywood          # reuse finished runs instead of training
 
 Writes ``results.md`` (head-to-head tables and the tournament), ``curves.png`` (training curves,
@@ -23,9 +23,14 @@ CURVE_TAGS = ["charts/episodic_return", "eval/points_per_hand_vs_simple", "holly
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.publish", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("config")
+    from experiments.config.loader import ConfigError, load_config, plain_text
+    from experiments.config.schema import TrainConfig, validate
+
+    parser = argparse.ArgumentParser(prog="hollywood publish", description=plain_text(__doc__),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="other options: config overrides (--section.key VALUE), as in "
+                                            "hollywood train")
+    parser.add_argument("config", help="YAML config (configs/*.yaml) of the agent to train or of the --runs")
     parser.add_argument("--seeds", default="0", help="seeds to train, e.g. 0 or 0-2 or 0,3")
     parser.add_argument("--runs", nargs="*", help="finished run folders to use instead of training")
     parser.add_argument("--opponents", nargs="+", default=["random", "simple", "hollywood"],
@@ -35,22 +40,46 @@ def main(argv=None) -> int:
                         help="bots (and other agents) in the round robin with the trained agents")
     parser.add_argument("--tournament-matches", type=int, default=400, help="matches per pairing")
     parser.add_argument("--checkpoint", default="best", choices=["best", "latest"])
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out", required=True, help="folder for results.md, the plots and tournament/")
     args, overrides = parser.parse_known_args(argv)
+    # every input checked before anything is trained or played
+    try:
+        cfg = load_config(TrainConfig, args.config, overrides)
+        if not args.runs:
+            validate(cfg)  # what train checks before it makes a run folder
+        seeds = _parse_seeds(args.seeds)
+    except (ConfigError, ValueError) as e:
+        parser.error(str(e))
+    if not seeds and not args.runs:
+        parser.error(f"--seeds {args.seeds!r} names no seed")
+    for name, n in (("--matches", args.matches), ("--tournament-matches", args.tournament_matches)):
+        if n < 2:
+            parser.error(f"{name} must be at least 2 (one duplicate pair), got {n}")
+    for run in args.runs or []:
+        if not (Path(run) / "checkpoints" / f"{args.checkpoint}.pt").is_file():
+            parser.error(f"--runs {run}: no checkpoints/{args.checkpoint}.pt (a run folder of hollywood train)")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder")
+    from agents.registry import make_agent
 
-    import matplotlib
+    for spec in [*args.opponents, *args.tournament]:
+        try:
+            make_agent(spec, cfg.env.make_rules(), seed=0)
+        except (ValueError, OSError) as e:
+            parser.error(str(e))
+    try:
+        import matplotlib
+    except ImportError:
+        parser.error("the plots need matplotlib: pip install 'hollywood-gin-rl[plot]'")
     import numpy as np
 
     matplotlib.use("Agg")
-    from experiments import analysis
-    from experiments.config import load_config
-    from experiments.evaluate import evaluate
-    from experiments.schema import TrainConfig
-    from experiments.stats import Estimate
-    from experiments.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
-    from experiments.train import run_training
+    from experiments.analysis import notebooks as analysis
+    from experiments.evaluation.head_to_head import evaluate
+    from experiments.evaluation.stats import Estimate
+    from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
+    from experiments.training.train import run_training
 
-    cfg = load_config(TrainConfig, args.config, overrides)
     rules = cfg.env.make_rules()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -58,7 +87,7 @@ def main(argv=None) -> int:
         run_dirs = [Path(r) for r in args.runs]
     else:
         run_dirs = []
-        for seed in _parse_seeds(args.seeds):
+        for seed in seeds:
             run_dir, _ = run_training(load_config(TrainConfig, args.config, overrides + ["--seed", str(seed)]))
             run_dirs.append(run_dir)
     agents = [f"{cfg.algo}:{d / 'checkpoints' / (args.checkpoint + '.pt')}" for d in run_dirs]
@@ -102,11 +131,14 @@ def main(argv=None) -> int:
 def _parse_seeds(text: str) -> list[int]:
     seeds: list[int] = []
     for part in text.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            seeds += list(range(int(a), int(b) + 1))
-        elif part:
-            seeds.append(int(part))
+        try:
+            if "-" in part:
+                a, b = part.split("-")
+                seeds += list(range(int(a), int(b) + 1))
+            elif part:
+                seeds.append(int(part))
+        except ValueError:
+            raise ValueError(f"--seeds: {text!r} is not a list of seeds (e.g. 0, 0-2 or 0,3)") from None
     return seeds
 
 

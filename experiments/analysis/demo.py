@@ -6,7 +6,8 @@ runs anywhere without inputs.
 * :func:`make_demo`: that config trained once per seed, and a small round robin of the first
   run against two bots, written as a tournament folder.
 
-The outputs are ordinary run and tournament folders, read back by :mod:`experiments.runs`.
+The outputs are ordinary run and tournament folders, read back by
+:mod:`experiments.analysis.run_reader`.
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ def make_demo(root: str | Path | None = None, seeds: Sequence[int] = (0, 1), tou
     """
     import tempfile
 
-    # imported when called: training brings torch, and experiments.analysis (the notebooks'
-    # import) imports this module
-    from experiments.config import load_config
-    from experiments.schema import TrainConfig
-    from experiments.tournament import round_robin, summarize_tournament, write_tournament
-    from experiments.train import run_training
+    # imported when called: training brings torch, and experiments.analysis.notebooks (the
+    # notebooks' import) imports this module
+    from experiments.config.loader import load_config
+    from experiments.config.schema import TrainConfig
+    from experiments.evaluation.tournament import round_robin, summarize_tournament, write_tournament
+    from experiments.training.train import run_training
 
     root = Path(tempfile.mkdtemp(prefix="hollywood-demo-") if root is None else root)
     root.mkdir(parents=True, exist_ok=True)

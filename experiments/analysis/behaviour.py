@@ -1,6 +1,6 @@
 """How agents play, measured: knock timing, gin chasing, and play when ahead or behind on the sheet.
 
-    python -m experiments.behaviour ppo:runs/A ppo:runs/B --names hollywood-reward hand-reward \\
+    hollywood behaviour ppo:runs/A ppo:runs/B --names hollywood-reward hand-reward \\
         --opponent simple --matches 400 --out results/reward_ablation
 
 Each agent plays ``--matches`` Hollywood matches (duplicate pairs, ``--seed``) against
@@ -91,8 +91,8 @@ def sheet_lead(obs: np.ndarray, rules) -> np.ndarray:
 def measure(agent: str, opponent: str, rules, matches: int, seed: int) -> dict:
     from agents.matches import play_pairing
     from agents.registry import make_agent
-    from experiments.evaluate import summarize
-    from experiments.stats import wilson
+    from experiments.evaluation.head_to_head import summarize
+    from experiments.evaluation.stats import wilson
 
     rec = Recorder(make_agent(agent, rules, seed=seed), rules)
     r = play_pairing(rec, opponent, rules, n_pairs=max(1, matches // 2), seed=seed, names=(agent, opponent))
@@ -120,15 +120,17 @@ def _pct(e) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.behaviour", description=__doc__,
+    from experiments.config.loader import plain_text
+
+    parser = argparse.ArgumentParser(prog="hollywood behaviour", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("agents", nargs="+", metavar="AGENT")
+    parser.add_argument("agents", nargs="+", metavar="AGENT", help="agents to measure (agent specs, as in evaluate)")
     parser.add_argument("--names", nargs="*", help="labels for the agents (default: the specs)")
-    parser.add_argument("--opponent", default="simple")
-    parser.add_argument("--matches", type=int, default=400)
-    parser.add_argument("--rules", default="hollywood")
-    parser.add_argument("--seed", type=int, default=20261130)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--opponent", default="simple", help="the agent they play against (default simple)")
+    parser.add_argument("--matches", type=int, default=400, help="matches per agent (default 400)")
+    parser.add_argument("--rules", default="hollywood", help="rules preset (default hollywood)")
+    parser.add_argument("--seed", type=int, default=20261130, help="seed of the deals (default 20261130)")
+    parser.add_argument("--out", required=True, help="folder for behaviour.md and behaviour.png")
     args = parser.parse_args(argv)
     names = args.names or args.agents
     if len(names) != len(args.agents):
@@ -142,6 +144,10 @@ def main(argv=None) -> int:
         parser.error(f"--rules: unknown preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
     if args.matches < 2:
         parser.error(f"--matches must be at least 2 (one duplicate pair), got {args.matches}")
+    if args.seed < 0:
+        parser.error(f"--seed must be an integer >= 0, got {args.seed}")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder")
     rules = Rules.preset(args.rules)
     for spec in [*args.agents, args.opponent]:  # every agent checked before anything is played
         try:

@@ -1,10 +1,11 @@
 """Plots of runs and tournaments, as matplotlib figures (the caller shows or saves them).
 
 * :func:`plot_curves`: one panel per tag; per config name the mean over its runs (line) and the
-  Student-t interval of that mean across them (band), from :func:`experiments.runs.aggregate_runs`.
+  Student-t interval of that mean across them (band), from
+  :func:`experiments.analysis.run_reader.aggregate_runs`.
 * :func:`plot_eval_win_rates`: :func:`plot_curves` of the ``eval/win_rate_vs_<bot>`` tags.
 * :func:`plot_tournament`: a tournament's win-rate matrix (drawn by
-  :func:`experiments.tournament.draw_heatmap`, the one heatmap drawing, also behind the
+  :func:`experiments.evaluation.tournament.draw_heatmap`, the one heatmap drawing, also behind the
   tournament's ``heatmap.png``) beside its Elo ratings with their intervals.
 
 matplotlib is imported when a plot is drawn, so importing this module does not need it.
@@ -17,7 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from experiments.runs import EVAL_WIN_RATE_PREFIX, Run, aggregate_runs, eval_win_rate_tags, group_runs, short_label
+from experiments.analysis.run_reader import (EVAL_WIN_RATE_PREFIX, Run, aggregate_runs, eval_win_rate_tags, group_runs,
+                                             short_label)
 
 
 # --- plots of runs -----------------------------------------------------------------------------
@@ -88,7 +90,7 @@ def plot_tournament(summary: dict, ratings: Sequence[dict] | None = None):
 
     # imported here: the tournament module brings the engine and the agents, which the
     # learning-curve plots do not need
-    from experiments.tournament import draw_heatmap
+    from experiments.evaluation.tournament import draw_heatmap
 
     agents = [short_label(a) for a in summary["agents"]]
     ratings = list(ratings if ratings is not None else summary["ratings"])

@@ -1,12 +1,14 @@
 """What the notebooks in ``notebooks/`` import: their inputs (:func:`setting`) and, under one
 name, the functions they call, which live in the modules that do each job:
 
-* :mod:`experiments.runs`: run folders and their scalars, learning curves aggregated over seeds
-  with Student-t intervals, tournament folders, and Markdown tables of these.
-* :mod:`experiments.plots`: learning curves, evaluation win rates, a tournament's heatmap and
-  ratings.
-* :mod:`experiments.playthrough`: one match recorded hand by hand, and its views.
-* :mod:`experiments.demo`: a tiny training run and tournament, so a notebook runs without inputs.
+* :mod:`experiments.analysis.run_reader`: run folders and their scalars, learning curves
+  aggregated over seeds with Student-t intervals, tournament folders, and Markdown tables of
+  these.
+* :mod:`experiments.analysis.plots`: learning curves, evaluation win rates, a tournament's
+  heatmap and ratings.
+* :mod:`experiments.analysis.playthrough`: one match recorded hand by hand, and its views.
+* :mod:`experiments.analysis.demo`: a tiny training run and tournament, so a notebook runs
+  without inputs.
 
 The notebooks only choose inputs and display; everything they do is tested outside them
 (``tests/test_notebooks.py``). Code other than a notebook imports from those modules directly.
@@ -17,15 +19,17 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from experiments.demo import make_demo
-from experiments.playthrough import hand_markdown, match_markdown, match_table_markdown, plot_scoresheet, record_match
-from experiments.plots import plot_curves, plot_eval_win_rates, plot_tournament
-from experiments.runs import (aggregate, available_tags, curve_tags, eval_win_rate_tags, final_values_markdown,
-                              find_tournament, load_runs, load_tournament, ratings_markdown, read_ratings,
-                              runs_markdown)
+from experiments.analysis.demo import make_demo
+from experiments.analysis.playthrough import (hand_markdown, match_markdown, match_table_markdown, plot_scoresheet,
+                                              record_match)
+from experiments.analysis.plots import plot_curves, plot_eval_win_rates, plot_tournament
+from experiments.analysis.run_reader import (aggregate, available_tags, curve_tags, eval_win_rate_tags,
+                                             final_values_markdown, find_tournament, load_runs, load_tournament,
+                                             ratings_markdown, read_ratings, runs_markdown)
 
 # what notebooks/*.ipynb use (tests/test_notebooks.py checks that they find it here), and
-# aggregate, which the analysis notebook's text names; available_tags for experiments.publish
+# aggregate, which the analysis notebook's text names; available_tags for
+# experiments.release.publish
 __all__ = [
     "setting",
     # notebooks/analysis.ipynb

@@ -35,9 +35,10 @@ def round_robin(agents: list[str], rules: Rules | str | None = None, n_pairs: in
                 ray_address: str | None = None) -> TournamentResult:
     """Every pairing of ``agents`` (specs) plays ``n_pairs`` duplicate pairs on the same deals.
 
-    ``ray=True`` plays the pairings as parallel Ray tasks (:mod:`experiments.ray_tools`; a local
-    Ray, or the cluster at ``ray_address``) with the same results: each pairing's deals and agent
-    seeds are fixed here before any is played."""
+    ``ray=True`` plays the pairings as parallel Ray tasks
+    (:mod:`experiments.evaluation.ray_pairings`; a local Ray, or the cluster at ``ray_address``)
+    with the same results: each pairing's deals and agent seeds are fixed here before any is
+    played."""
     rules = resolve_rules(rules)
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {agents}")
@@ -51,7 +52,7 @@ def round_robin(agents: list[str], rules: Rules | str | None = None, n_pairs: in
             for k, (i, j) in enumerate(pairs)]
     t0 = time.perf_counter()
     if ray:
-        from experiments.ray_tools import play_pairings_ray
+        from experiments.evaluation.ray_pairings import play_pairings_ray
 
         results = play_pairings_ray(jobs, progress, address=ray_address)
     else:
@@ -87,8 +88,8 @@ def summarize_tournament(t: TournamentResult, reward: str = "hollywood", n_boot:
                          n_boot_ratings: int = 300) -> dict:
     """Pairing summaries, the matrix of match win rates (hand win rates with ``per_hand``) with
     Wilson intervals, and Bradley-Terry / Elo ratings fitted on every result."""
-    from .evaluate import summarize
-    from .stats import bradley_terry, bradley_terry_bootstrap
+    from experiments.evaluation.head_to_head import summarize
+    from experiments.evaluation.stats import bradley_terry, bradley_terry_bootstrap
 
     k = len(t.agents)
     key = "hand_win_rate" if t.per_hand else "match_win_rate"

@@ -1,21 +1,23 @@
 """Run folders and tournament folders read back, and learning curves aggregated over seeds.
 
-A run folder (written by :mod:`experiments.runlog`) holds ``config.yaml`` and the scalars of the
-run, in ``metrics.jsonl`` and in TensorBoard event files. Here:
+A run folder (written by :mod:`experiments.training.run_writer`) holds ``config.yaml`` and the
+scalars of the run, in ``metrics.jsonl`` and in TensorBoard event files. Here:
 
 * :func:`find_runs` / :func:`load_runs`: run folders from glob patterns; each :class:`Run` holds
   its scalars (tag -> :class:`Series`) read from ``metrics.jsonl`` or from the TensorBoard
   event files, its config name (``log.name``) and seed.
 * :func:`aggregate` / :func:`aggregate_runs`: the mean over the runs of a config name (its
-  seeds) and a Student-t interval of that mean (multiplier :func:`experiments.stats.t_quantile`),
-  on a common x grid; :func:`ema` is TensorBoard's smoothing.
+  seeds) and a Student-t interval of that mean (multiplier
+  :func:`experiments.evaluation.stats.t_quantile`), on a common x grid; :func:`ema` is
+  TensorBoard's smoothing.
 * :func:`runs_markdown`, :func:`final_values_markdown`: Markdown tables of runs and of their
   final values.
 * :func:`find_tournament`, :func:`load_tournament`, :func:`read_ratings`,
-  :func:`ratings_markdown`: a folder written by :func:`experiments.tournament.write_tournament`
-  (``experiments.quickstart`` writes one inside its run folder).
+  :func:`ratings_markdown`: a folder written by
+  :func:`experiments.evaluation.tournament.write_tournament` (``hollywood quickstart`` writes one
+  inside its run folder).
 
-Plots of these are in :mod:`experiments.plots`.
+Plots of these are in :mod:`experiments.analysis.plots`.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from experiments.stats import t_quantile
+from experiments.evaluation.stats import t_quantile
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 #: learning-curve tags shown by default (those a run has)
 DEFAULT_CURVE_TAGS = (
@@ -134,7 +136,7 @@ def _dedupe_last(x: np.ndarray, *arrays: np.ndarray):
 
 def read_jsonl_scalars(run_dir: str | Path) -> dict[str, Series]:
     """Every numeric key of ``metrics.jsonl`` as a :class:`Series` (by update and global step)."""
-    from experiments.runlog import read_metrics
+    from experiments.training.run_writer import read_metrics
 
     rows = read_metrics(run_dir)
     points: dict[str, list[tuple[float, float, float]]] = {}
@@ -371,7 +373,7 @@ def _tournament_dir(path: str | Path) -> Path:
 
 
 def find_tournament(runs: Sequence[Run]) -> Path | None:
-    """The first ``tournament/`` folder (as written by ``experiments.quickstart``) in the runs."""
+    """The first ``tournament/`` folder (as written by ``hollywood quickstart``) in the runs."""
     for r in runs:
         if (r.path / "tournament" / "tournament.json").is_file():
             return r.path / "tournament"
