@@ -3,7 +3,13 @@ by name. Every agent is a batched policy ``(obs (n, D) float32, mask (n, 108) bo
 
 from .bots import Bot, HollywoodBot, HollywoodParams, NellerBot, RandomBot, SimpleBot
 from .registry import (
-    AgentSpecError, available_agents, make_agent, register, register_prefix, registered_names, registered_prefixes,
+    AgentSpecError,
+    available_agents,
+    make_agent,
+    register,
+    register_prefix,
+    registered_names,
+    registered_prefixes,
 )
 
 __all__ = [

@@ -205,7 +205,7 @@ class LearnedBelief:
         self.meta = dict(meta or {})
 
     @classmethod
-    def from_file(cls, path: str | Path | None = None) -> "LearnedBelief":
+    def from_file(cls, path: str | Path | None = None) -> LearnedBelief:
         net, meta = load_belief(path if path is not None else default_belief_path())
         return cls(net, meta)
 

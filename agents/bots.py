@@ -22,8 +22,9 @@ Rows whose mask has no legal action (a finished game) get action 0; callers igno
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

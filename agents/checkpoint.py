@@ -38,8 +38,9 @@ import pickle
 import tempfile
 import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch

@@ -51,8 +51,9 @@ import signal
 import socket
 import struct
 import traceback
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -232,7 +233,7 @@ class LocalCollector:
         """Restore :meth:`get_state`; ``snapshots``: ``{id: (name, state_dict)}`` of the live snapshots."""
         _check_states(states, len(self.shards))
         weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
-        for shard, state in zip(self.shards, states):
+        for shard, state in zip(self.shards, states, strict=True):
             shard.set_state(state, weights)
 
     def close(self) -> None:
@@ -655,7 +656,7 @@ class RayCollector(_RemoteShards):
         if self._nothing_to_restore(states):
             return
         weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
-        self.ray.get([w.set_state.remote(st, weights) for w, st in zip(self.workers, states)])
+        self.ray.get([w.set_state.remote(st, weights) for w, st in zip(self.workers, states, strict=True)])
         self.states = list(states)
 
     def close(self) -> None:

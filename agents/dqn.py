@@ -59,9 +59,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -216,13 +217,13 @@ class Transitions:
         return int(self.action.shape[0])
 
     @classmethod
-    def empty(cls, obs_dim: int, num_actions: int) -> "Transitions":
+    def empty(cls, obs_dim: int, num_actions: int) -> Transitions:
         z = np.zeros(0, dtype=np.int64)
         return cls(np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), z, np.zeros(0, np.float32),
                    np.zeros((0, obs_dim), np.float32), np.zeros((0, num_actions), bool), np.zeros(0, bool), z, z, z, z)
 
     @classmethod
-    def concat(cls, parts: list["Transitions"]) -> "Transitions":
+    def concat(cls, parts: list[Transitions]) -> Transitions:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in cls.__dataclass_fields__))
 
 
@@ -352,9 +353,9 @@ class TransitionAssembler:
         for i in range(self.n):  # ret = sum_{k <= i < len} gamma^(i - k) r_i
             inside = (i >= k) & (i < lens)
             ret += np.where(inside, self.gamma ** np.maximum(i - k, 0) * self.q_rew[g, p, i], 0.0)
-        return Transitions(self.q_obs[g, p, k].copy(), self.q_mask[g, p, k].copy(), self.q_act[g, p, k].copy(), ret.astype(np.float32),
-                           np.asarray(next_obs, np.float32), np.asarray(next_mask, bool), np.asarray(done, bool),
-                           (lens - k).astype(np.int64), g.astype(np.int64), p.astype(np.int64),
+        return Transitions(self.q_obs[g, p, k].copy(), self.q_mask[g, p, k].copy(), self.q_act[g, p, k].copy(),
+                           ret.astype(np.float32), np.asarray(next_obs, np.float32), np.asarray(next_mask, bool),
+                           np.asarray(done, bool), (lens - k).astype(np.int64), g.astype(np.int64), p.astype(np.int64),
                            self.q_exp[g, p, k].copy())
 
     def _cat(self, parts: list[Transitions]) -> Transitions:
@@ -617,9 +618,9 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     (tests, tooling). Checkpoints, resume and stopping on signals work as in
     :func:`agents.ppo.train`."""
     from agents.checkpoint import load_checkpoint, save_checkpoint
+    from agents.collectors import open_collector, snapshot_weights
     from agents.league import League
     from agents.stopping import RunGuard
-    from agents.collectors import open_collector, snapshot_weights
     from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
@@ -751,7 +752,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
                         grad_steps += 1
                         if grad_steps % dc.target_update_every == 0:
                             with torch.no_grad():
-                                for tp, p in zip(target_net.parameters(), q_net.parameters()):
+                                for tp, p in zip(target_net.parameters(), q_net.parameters(), strict=True):
                                     tp.lerp_(p, dc.tau)  # tau = 1: a copy
                         td_losses.append(td_loss.item())
                         q_values.append(q_sa.mean().item())

@@ -88,7 +88,7 @@ class PairingResult:
         return x[: self.n_pairs] + x[self.n_pairs:]
 
     @staticmethod
-    def concat(parts: list["PairingResult"]) -> "PairingResult":
+    def concat(parts: list[PairingResult]) -> PairingResult:
         """Join results of consecutive chunks (pairs keep their order: all first halves then all second halves)."""
         if len(parts) == 1:
             return parts[0]
@@ -119,7 +119,8 @@ def agent_generators(seed: int | None, k: int) -> list[np.random.Generator]:
     return [np.random.default_rng(s) for s in ss.spawn(k)]
 
 
-def play_pairing(agent_a: str | Policy, agent_b: str | Policy, rules: Rules | str | None = None, n_pairs: int = 1000, seed: int | None = 0, *,
+def play_pairing(agent_a: str | Policy, agent_b: str | Policy, rules: Rules | str | None = None, n_pairs: int = 1000,
+                 seed: int | None = 0, *,
                  max_steps: int | None = DEFAULT_MAX_STEPS, per_hand: bool = False, slot_seeds: np.ndarray | None = None,
                  batch_pairs: int = DEFAULT_BATCH_PAIRS, progress: Any = None, names: tuple[str, str] | None = None,
                  agent_seeds: tuple[Any, Any] | None = None) -> PairingResult:

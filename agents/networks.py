@@ -8,7 +8,8 @@ taken over the legal actions only.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,7 +25,7 @@ def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -
 
 def mlp(sizes: Sequence[int], activation: Callable[[], nn.Module] = nn.ReLU) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
         layers += [layer_init(nn.Linear(a, b)), activation()]
     return nn.Sequential(*layers)
 

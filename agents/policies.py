@@ -18,8 +18,9 @@ build them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -86,7 +87,7 @@ class PPOPolicy:
 
     @classmethod
     def from_weights(cls, net: ActorCritic, weights: Mapping[str, Any], greedy: bool = True, seed: SeedLike = None,
-                     device: str = "cpu", name: str = "ppo", forbid_taken: bool = True) -> "PPOPolicy":
+                     device: str = "cpu", name: str = "ppo", forbid_taken: bool = True) -> PPOPolicy:
         """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
         it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
         way a PPO policy is built from weights (checkpoints, league snapshots)."""
@@ -95,7 +96,7 @@ class PPOPolicy:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
-                        greedy: bool = True, device: str = "cpu") -> "PPOPolicy":
+                        greedy: bool = True, device: str = "cpu") -> PPOPolicy:
         ckpt = _load_for(path, "ppo", rules)
         net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)))
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
@@ -142,7 +143,7 @@ class DQNPolicy:
 
     @classmethod
     def from_weights(cls, net: DuelingQNetwork, weights: Mapping[str, Any], epsilon: float = 0.0, seed: SeedLike = None,
-                     device: str = "cpu", name: str = "dqn", forbid_taken: bool = True) -> "DQNPolicy":
+                     device: str = "cpu", name: str = "dqn", forbid_taken: bool = True) -> DQNPolicy:
         """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
         it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
         way a DQN policy is built from weights (checkpoints, league snapshots)."""
@@ -151,7 +152,7 @@ class DQNPolicy:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
-                        epsilon: float = 0.0, device: str = "cpu") -> "DQNPolicy":
+                        epsilon: float = 0.0, device: str = "cpu") -> DQNPolicy:
         ckpt = _load_for(path, "dqn", rules)
         net = DuelingQNetwork(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"])
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)

@@ -23,22 +23,23 @@ from __future__ import annotations
 import copy
 import dataclasses
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from agents.collectors import Shard
-from hollywood_env.cards import NUM_CARDS, masks_to_bools
-from hollywood_env.sampling import SeedLike
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ActorCritic, MaskedCategorical
 from agents.policies import PPOPolicy
 from agents.trainutil import make_expert
+from hollywood_env.cards import NUM_CARDS, masks_to_bools
+from hollywood_env.sampling import SeedLike
 
 
 @dataclass
@@ -198,7 +199,7 @@ class PPOShard(Shard):
         last_t = np.full((B, 2), -1, dtype=np.int64)  # each player's open transition per game
         n_learner = 0
         for t in range(T):
-            def act(rows, x, m):
+            def act(rows, x, m, t=t):  # called within this iteration by rollout.step; t bound for clarity
                 obs_buf[t, rows] = x
                 mask_buf[t, rows] = m
                 c = None
@@ -290,9 +291,9 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     """
     from agents.checkpoint import load_checkpoint as load_checkpoint_full
     from agents.checkpoint import save_checkpoint
+    from agents.collectors import open_collector, snapshot_weights
     from agents.league import League
     from agents.stopping import RunGuard
-    from agents.collectors import open_collector, snapshot_weights
     from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
@@ -311,10 +312,10 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     start_update, global_step = 1, 0
     make_expert(pc.expert, rules, 0)  # a bad expert name fails here, before any worker starts
 
-    def snapshot(name: str) -> "PPOPolicy":
+    def snapshot(name: str) -> PPOPolicy:
         return pc.frozen_policy(obs_dim, NUM_ACTIONS, net.state_dict(), name, rng.integers(2**62), forbid)
 
-    def snapshot_policy(weights: dict, name: str) -> "PPOPolicy":
+    def snapshot_policy(weights: dict, name: str) -> PPOPolicy:
         return pc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid)
 
     def checkpoint(update: int, train_state: bool = True) -> dict:
@@ -395,7 +396,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
                 clipfracs, approx_kl, old_approx_kl = [], torch.tensor(0.0), torch.tensor(0.0)
                 pg_loss = v_loss = entropy_loss = expert_loss = torch.tensor(0.0)
                 agreement = []
-                for epoch in range(pc.update_epochs):
+                for _epoch in range(pc.update_epochs):
                     perm = torch.randperm(n, generator=gen)
                     for start in range(0, n, mb_size):
                         mb = perm[start:start + mb_size]

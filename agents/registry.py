@@ -51,7 +51,8 @@ import importlib.util
 import inspect
 import os
 import sys
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -349,6 +350,7 @@ register_prefix("search", "agents.search:search_agent_from_spec",
 # --- shipped models ----------------------------------------------------------------------------
 
 from .paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
+
 #: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
 SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "dqn-hollywood": "dqn_hollywood",
                   "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}

@@ -26,7 +26,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -74,7 +73,7 @@ def read_export(path: str | Path) -> dict:
 
 def build_actor(layers: list[dict], path: str | Path = "export") -> nn.Sequential:
     """``obs -> logits``: each Linear layer of ``layers``, then its activation if it names one."""
-    for prev, nxt in zip(layers, layers[1:]):
+    for prev, nxt in zip(layers, layers[1:], strict=False):
         if prev["weight"].shape[0] != nxt["weight"].shape[1]:
             raise ValueError(f"{path}: the layer sizes do not chain ({tuple(prev['weight'].shape)} then "
                              f"{tuple(nxt['weight'].shape)})")
@@ -99,7 +98,7 @@ class RLlibPolicy(MaskedActorPolicy):
 
     @classmethod
     def from_export(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
-                    greedy: bool = True) -> "RLlibPolicy":
+                    greedy: bool = True) -> RLlibPolicy:
         """Load ``path`` (an export file) safely; with ``rules``, check the observation size."""
         from hollywood_env.actions import NUM_ACTIONS
 

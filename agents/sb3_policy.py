@@ -32,10 +32,8 @@ import io
 import json
 import re
 import zipfile
-
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -139,7 +137,7 @@ class SB3Policy(MaskedActorPolicy):
 
     @classmethod
     def from_zip(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
-                 greedy: bool = True) -> "SB3Policy":
+                 greedy: bool = True) -> SB3Policy:
         """Load ``path`` (an SB3 ``.zip``) safely; with ``rules``, check the observation size."""
         from hollywood_env.actions import NUM_ACTIONS
 

@@ -93,7 +93,15 @@ import numpy as np
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.actions import (
-    BIG_GIN, DISCARD, DRAW_STOCK, KIND_WALL, KNOCK, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD,
+    BIG_GIN,
+    DISCARD,
+    DRAW_STOCK,
+    KIND_WALL,
+    KNOCK,
+    PASS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
     TAKE_DISCARD,
 )
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, bools_to_masks, masks_to_bools
@@ -186,7 +194,7 @@ def parse_search_spec(arg: str) -> dict:
     return out
 
 
-def search_agent_from_spec(arg: str = "", rules: Rules | str | None = None, seed: SeedLike = None) -> "SearchAgent":
+def search_agent_from_spec(arg: str = "", rules: Rules | str | None = None, seed: SeedLike = None) -> SearchAgent:
     """The agent of the specs ``search`` / ``search:KEY=VALUE,...`` (:mod:`agents.registry`): a
     :class:`SearchAgent` with those knobs; a bad knob or belief file raises
     :class:`~agents.registry.AgentSpecError` naming the spec."""
@@ -273,7 +281,7 @@ class SearchAgent:
         self.stats["seconds"] += time.perf_counter() - t0
         return out
 
-    def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> "CandidateValues":
+    def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> CandidateValues:
         """The search without the choice: every row's candidate moves and each one's rollout
         value in each kept world (see :class:`CandidateValues`). ``history``: the public
         histories of the rows (:func:`hollywood_env.history.encode_history`), read by the

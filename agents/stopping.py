@@ -48,7 +48,7 @@ class StopSignals:
         log.warning("%s: finishing this update, then writing latest.pt and stopping (send it again to stop "
                     "at once)", signal.Signals(signum).name)
 
-    def __enter__(self) -> "StopSignals":
+    def __enter__(self) -> StopSignals:
         if threading.current_thread() is threading.main_thread():
             for s in self.SIGNALS:
                 self._previous[s] = signal.signal(s, self._handle)
@@ -78,7 +78,7 @@ class RunGuard:
         self.checkpoint, self.save, self.run_dir = checkpoint, save, run_dir
         self.signals = StopSignals()
 
-    def __enter__(self) -> "RunGuard":
+    def __enter__(self) -> RunGuard:
         self.signals.__enter__()
         return self
 

@@ -5,7 +5,8 @@ rollouts (``hollywood/*``), the expert bot of the imitation terms (``ppo.expert`
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # annotations only
     from agents.registry import Policy
 
 
-def seed_everything(seed: int, torch_threads: int) -> tuple[np.random.Generator, "torch.Generator"]:
+def seed_everything(seed: int, torch_threads: int) -> tuple[np.random.Generator, torch.Generator]:
     """The fixed seeding block: Python, numpy and torch, and torch's thread count."""
     import torch
 
@@ -192,7 +193,7 @@ class HollywoodStats:
         self.episodes += int(decisions.size)
         self.episode_decisions += int(decisions.sum())
 
-    def merge(self, other: "HollywoodStats") -> "HollywoodStats":
+    def merge(self, other: HollywoodStats) -> HollywoodStats:
         """Add the counts of ``other`` (another rollout shard's) to these."""
         for k, v in vars(other).items():
             setattr(self, k, getattr(self, k) + v)

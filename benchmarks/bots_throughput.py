@@ -76,8 +76,8 @@ def main(argv=None) -> int:
         for _ in range(reps):
             bot(obs, masks)
         dt = time.perf_counter() - t
-        print(f"| {name} policy alone, batch {obs.shape[0]} | {reps * obs.shape[0]} | {dt:.2f} | {reps * obs.shape[0] / dt:,.0f} |",
-              flush=True)
+        print(f"| {name} policy alone, batch {obs.shape[0]} | {reps * obs.shape[0]} | {dt:.2f} "
+              f"| {reps * obs.shape[0] / dt:,.0f} |", flush=True)
 
     for a, b in [("simple", "simple"), ("simple", "random"), ("neller", "neller"), ("hollywood", "simple")]:
         t = time.perf_counter()

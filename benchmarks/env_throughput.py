@@ -138,7 +138,7 @@ def bench_aec(make, seconds: float) -> float:
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated or truncated:
                 action = None
@@ -223,7 +223,8 @@ def main() -> None:
     rows = []
     for n in args.sizes:
         total, env_only = bench_vector(n, args.seconds, args.rules)
-        rows.append((f"vector env, random opponent, num_envs={n}", "learner steps/s", total, env_only, 500_000 if n == 4096 else None))
+        rows.append((f"vector env, random opponent, num_envs={n}", "learner steps/s", total, env_only,
+                     500_000 if n == 4096 else None))
     for n in args.sizes:
         rows.append((f"self-play batch, num_games={n}", "decisions/s", bench_selfplay(n, args.seconds, args.rules), None, None))
     aec_env = bench_aec(lambda: H.env(rules=args.rules), args.seconds)
@@ -231,7 +232,8 @@ def main() -> None:
     rows.append(("AEC env: wrapped_env() (PettingZoo wrappers)", "steps/s",
                  bench_aec(lambda: wrapped_env(rules=args.rules), args.seconds), None, None))
     rows.append(("AEC env: raw_env", "steps/s", bench_aec(lambda: raw_env(rules=args.rules), args.seconds), None, 20_000))
-    rows.append(("AEC ceiling: do-nothing env, wrapped as env()", "steps/s", bench_aec(wrapped_null_aec, args.seconds), None, None))
+    rows.append(("AEC ceiling: do-nothing env, wrapped as env()", "steps/s", bench_aec(wrapped_null_aec, args.seconds),
+                 None, None))
     rows.append(("AEC ceiling: do-nothing env, bare", "steps/s", bench_aec(NullAEC, args.seconds), None, None))
     openspiel = bench_openspiel(args.seconds)
     if openspiel is not None:

@@ -67,7 +67,7 @@ def play_and_record(games: int, seed: int = 0, epsilon: float = 0.0):
         pending = None  # a knock waiting for its discard: (obs, mask)
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(int(rng.choice(outcomes, p=probs)))
                 continue
             p = state.current_player()
@@ -152,7 +152,8 @@ def agreement(games: int = 400, seed: int = 0, epsilon: float = 0.0):
     same = ours == theirs
     per_kind = {k: (int(same[kinds == k].sum()), int((kinds == k).sum())) for k in sorted(set(kinds.tolist()))}
     diff = np.flatnonzero(~same)
-    return float(same.mean()), int(same.size), per_kind, [(obs[i], masks[i], int(ours[i]), int(theirs[i]), kinds[i]) for i in diff]
+    disagreements = [(obs[i], masks[i], int(ours[i]), int(theirs[i]), kinds[i]) for i in diff]
+    return float(same.mean()), int(same.size), per_kind, disagreements
 
 
 def main(argv=None) -> int:

@@ -89,7 +89,14 @@ from experiments.evaluation.stats import cluster_bootstrap, wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env import melds as M  # noqa: E402
 from hollywood_env.actions import (  # noqa: E402
-    DRAW_STOCK, KIND_GIN, KIND_KNOCK, KIND_NAMES, KIND_UNDERCUT, KNOCK, PASS, TAKE_DISCARD,
+    DRAW_STOCK,
+    KIND_GIN,
+    KIND_KNOCK,
+    KIND_NAMES,
+    KIND_UNDERCUT,
+    KNOCK,
+    PASS,
+    TAKE_DISCARD,
 )
 from hollywood_env.cards import CARD_VALUES  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402

@@ -29,7 +29,7 @@ def main() -> None:
         seconds = float(line)
         decisions, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, reward, terminated, truncated, info = env.last()
                 if terminated or truncated:
                     action = None

@@ -38,6 +38,7 @@ def make_adapter(n: int):
 
 def make_sb3(n: int):
     from stable_baselines3.common.env_util import make_vec_env
+
     import hollywood_env  # noqa: F401  (registers HollywoodGin-v0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gymnasium's passive checker on the observation bounds

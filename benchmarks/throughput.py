@@ -40,8 +40,9 @@ Method: ``--rounds`` rounds; in each, every measurement runs for ``--seconds``. 
 the ratios use (OpenSpiel C++, RLCard, PettingZoo) run again before every ``--block`` of our
 measurements, and each of ours is divided by the peers' figures of its own block, measured
 seconds before, so that a slow phase of a shared machine hits both sides of a ratio. The table
-gives each figure's median over all its runs, and each ratio is the median of its ratios. The load average (``os.getloadavg``) is printed before and after. Pin the process to
-one core (``taskset -c 0``): numpy and the peers then all run on one core.
+gives each figure's median over all its runs, and each ratio is the median of its ratios. The
+load average (``os.getloadavg``) is printed before and after. Pin the process to one core
+(``taskset -c 0``): numpy and the peers then all run on one core.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class RolloutRun:
         rng = np.random.default_rng(2)
         state = core.init(64, RULES, seed=2)
         target = rng.integers(6, 41, 64)
-        for t in range(40):
+        for _t in range(40):
             going = (state.step_count < target) & (state.hand_number == 0)
             core.step(state, random_legal_actions(state.legal_action_mask, rng), games=going)
         self.positions = core.take(state, np.flatnonzero(state.hand_number == 0))
@@ -362,7 +363,8 @@ def main(argv=None) -> None:
     for n in notes:
         print(f"| {n} | | | |" + " |" * len(ratio_peers))
     print()
-    print("| sampling random legal actions | batch | us per call, `sampling.random_legal_actions` | us per call, `argmax(random * mask)` |")
+    print("| sampling random legal actions | batch | us per call, `sampling.random_legal_actions` "
+          "| us per call, `argmax(random * mask)` |")
     print("|---|---:|---:|---:|")
     for b in args.batch_sizes:
         fast, simple = bench_sampler(b, args.seconds / 2, args.rounds)

@@ -115,8 +115,8 @@ def main(argv=None) -> int:
             xs = [p[0] for p in points]
             ys = [p[1] for p in points]
             ci = [(e.low, e.high) for e in (wilson(round(r * n), n) for _, r, n in points)]
-            ax.errorbar(xs, ys, yerr=[[y - lo for y, (lo, _) in zip(ys, ci)], [hi - y for y, (_, hi) in zip(ys, ci)]],
-                        marker="o", ms=3, capsize=2, label=label, linestyle="-" if len(points) > 1 else "none")
+            yerr = [[y - lo for y, (lo, _) in zip(ys, ci, strict=True)], [hi - y for y, (_, hi) in zip(ys, ci, strict=True)]]
+            ax.errorbar(xs, ys, yerr=yerr, marker="o", ms=3, capsize=2, label=label, linestyle="-" if len(points) > 1 else "none")
         ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
         ax.set_xlabel(f"CPU-minutes of training ({args.cores:g} cores x wall minutes)")
         ax.set_ylabel(f"match win rate vs {args.bot}")

@@ -30,13 +30,11 @@ import argparse
 import json
 import os
 import sys
-from typing import Callable
-
-from hollywood_env.rules import PRESETS, Rules
+from collections.abc import Callable
 
 from agents.registry import AgentSpecError, describe_agents, make_agent
-
 from experiments.config.loader import suggest
+from hollywood_env.rules import PRESETS, Rules
 
 #: name -> (help, add_arguments(parser), run(args) -> exit code)
 COMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
@@ -236,7 +234,7 @@ def _add_tournament(p):
 
 def _run_tournament(args) -> int:
     from agents.ray_support import RayUnavailable
-    from experiments.evaluation.tournament import round_robin, summarize_tournament, write_tournament, format_tournament
+    from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 
     if len(args.agents) < 2:
         raise CLIError("a tournament needs at least two agents")

@@ -2,12 +2,13 @@
 
 from typing import Any
 
-from .rules import PRESETS, Rules, resolve_rules
 from . import actions, cards, melds
+from .rules import PRESETS, Rules, resolve_rules
 
 __version__ = "0.1.0"
 
-from .rewards import MODES as REWARD_MODES, RewardConfig
+from .rewards import MODES as REWARD_MODES
+from .rewards import RewardConfig
 
 __all__ = ["Rules", "PRESETS", "resolve_rules", "actions", "cards", "melds", "__version__",
            "RewardConfig", "REWARD_MODES", "env", "raw_env", "HollywoodGinVectorEnv", "HollywoodGinEnv",

@@ -169,7 +169,8 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                      or max_steps < 1):
             raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
         self.rules = resolve_rules(rules)
         self.reward_config = resolve_reward(reward, per_hand_episodes)
@@ -359,6 +360,9 @@ class classic_env(raw_env):
       ``illegal_reward`` (default -1) for the offender and 0 for the other. One difference: the
       offender's ``action_mask`` is then all 0, as at any end of the game (in the wrapper objects
       it kept showing the legal actions of the move refused, ``raw_env``'s cached observation).
+
+    And as ``raw_env``: ``last()`` once every agent is done raises ``ResetNeededError`` saying to
+    call ``reset()`` (in the wrapper objects, PettingZoo's ``last`` fails with a bare ``KeyError``).
     """
 
     def __init__(self, illegal_reward: float = -1.0, **kwargs):

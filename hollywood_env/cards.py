@@ -20,7 +20,7 @@ what the other games of a batch do. Deal order: the non-dealer gets ``deck[0:10]
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -39,14 +39,23 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from typing import Union
-
 import numpy as np
 
 from . import melds as M
 from .actions import (
-    BIG_GIN, DRAW_STOCK, KIND_NONE, KIND_WALL, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
-    PHASE_FIRST_UPCARD, PHASE_GAME_OVER, TAKE_DISCARD, action_name,
+    BIG_GIN,
+    DRAW_STOCK,
+    KIND_NONE,
+    KIND_WALL,
+    KNOCK,
+    NUM_ACTIONS,
+    PASS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
+    PHASE_GAME_OVER,
+    TAKE_DISCARD,
+    action_name,
 )
 from .cards import CARD_BITS, CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, event_code
@@ -54,9 +63,9 @@ from .rules import Rules, resolve_rules
 from .scoring import BatchScoresheet, settle_hands
 
 #: games of a State: indices, or a bool mask ``(B,)``
-Games = Union[np.ndarray, list, slice, int]
+Games = np.ndarray | list | slice | int
 #: a seed: an int, or an array of per-game slot seeds (``init``), or None (fresh entropy)
-SeedOrSlots = Union[int, np.integer, np.ndarray, None]
+SeedOrSlots = int | np.integer | np.ndarray | None
 
 _CARD_BIT_OR_ZERO = np.concatenate([CARD_BITS, np.zeros(1, dtype=np.uint64)])  # index -1 -> 0
 
@@ -236,7 +245,8 @@ def reset_games(state: State, games: Games) -> State:
 
 def _start_matches(state: State, idx: np.ndarray) -> None:
     with np.errstate(over="ignore"):
-        state.match_seed[idx] = splitmix64(state.slot_seed[idx] ^ (state.episode[idx].astype(np.uint64) * np.uint64(0xA24BAED4963EE407)))
+        state.match_seed[idx] = splitmix64(state.slot_seed[idx]
+                                           ^ (state.episode[idx].astype(np.uint64) * np.uint64(0xA24BAED4963EE407)))
     state.hand_number[idx] = 0
     state.sheet.clear(idx)
     state.step_count[idx] = 0
@@ -379,7 +389,7 @@ def _raise_illegal(state: State, actions: np.ndarray, bad: np.ndarray) -> None:
     try:
         name = action_name(a)
     except ValueError:
-        name = "out of range 0..%d" % (NUM_ACTIONS - 1)
+        name = f"out of range 0..{NUM_ACTIONS - 1}"
     shown = ", ".join(f"{x} ({action_name(x)})" for x in legal[:20]) + (" ..." if legal.size > 20 else "")
     more = f" ({bad.size} games had illegal actions; first shown)" if bad.size > 1 else ""
     raise IllegalActionError(f"illegal action {a} ({name}) in game {g}{more}; legal actions: {shown}")

@@ -97,7 +97,7 @@ class InfoSet:
 
     @classmethod
     def from_state(cls, state: core.State, games: np.ndarray | None = None,
-                   viewer: int | np.ndarray | None = None) -> "InfoSet":
+                   viewer: int | np.ndarray | None = None) -> InfoSet:
         """The information of ``viewer`` (a seat, or ``(n,)`` seats; default the player to act)
         in the games ``games`` (indices; default all) of ``state``. Reads the viewer's hand and
         public fields only: never the opponent's hand beyond its known cards, nor the stock."""
@@ -123,7 +123,7 @@ class InfoSet:
         )
 
     @classmethod
-    def from_observation(cls, obs: np.ndarray, masks: np.ndarray, rules: Rules | str | None = None) -> "InfoSet":
+    def from_observation(cls, obs: np.ndarray, masks: np.ndarray, rules: Rules | str | None = None) -> InfoSet:
         """The information in observations ``(n, D)`` and legal masks ``(n, A)`` of the player to
         act (as every agent receives them), with the viewer in seat 0. Rows must be live (some
         legal action). ``own_known`` is empty (not in the observation); the card just taken

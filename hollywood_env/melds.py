@@ -26,12 +26,21 @@ read as a 52-bit number; runs are maximal.
 from __future__ import annotations
 
 import itertools
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
-from .cards import (CARD_BITS, CARD_VALUES, NUM_CARDS, RANK_VALUES, as_card_list, bools_to_masks, cards_to_mask,
-                    mask_to_cards, masks_to_bools)
+from .cards import (
+    CARD_BITS,
+    CARD_VALUES,
+    NUM_CARDS,
+    RANK_VALUES,
+    as_card_list,
+    bools_to_masks,
+    cards_to_mask,
+    mask_to_cards,
+    masks_to_bools,
+)
 
 U64 = np.uint64
 SUIT_BITS = 0x1FFF
@@ -320,7 +329,7 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray,
     kr = np.asarray(knocker_run_mask, dtype=np.uint64).reshape(-1)
     n = d.shape[0]
     if n < SMALL_BATCH_LAYOFF:
-        rows = [layoff_one(*x) for x in zip(d.tolist(), ks.tolist(), kr.tolist())]
+        rows = [layoff_one(*x) for x in zip(d.tolist(), ks.tolist(), kr.tolist(), strict=False)]
         out = np.array(rows, dtype=np.uint64).reshape(-1, 4).T
         return out[0].astype(np.int64), out[1].copy(), out[2].copy(), out[3].copy()
     dp, sp = suit_patterns(d), suit_patterns(ks)
@@ -429,7 +438,7 @@ def best_arrangement_one(mask: int) -> tuple[int, int, int]:
     for choice in itertools.product(*[r[2] for r in ranks]):
         q = [p0, p1, p2, p3]
         melded = set_mask = 0
-        for (bit, value, _), suits in zip(ranks, choice):
+        for (bit, value, _), suits in zip(ranks, choice, strict=True):
             if suits is None:
                 continue
             for s in suits:

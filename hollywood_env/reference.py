@@ -36,10 +36,10 @@ Choices where the rule book is silent (documented once, here)
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
-from typing import Iterable, Sequence, Union
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from .scoresheet import Scoresheet
 
 Meld = tuple  # a sorted tuple of card indices
 #: cards as the functions below accept them: card indices, card strings, or one string of cards
-CardsLike = Union[str, Iterable[Union[int, str]]]
+CardsLike = str | Iterable[int | str]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ def is_run(meld: Sequence[int]) -> bool:
     if len(meld) < 3 or len({suit(c) for c in meld}) != 1:
         return False
     ranks = sorted(rank(c) for c in meld)
-    return all(b == a + 1 for a, b in zip(ranks, ranks[1:]))
+    return all(b == a + 1 for a, b in zip(ranks, ranks[1:], strict=False))
 
 
 def is_meld(meld: Sequence[int]) -> bool:
@@ -405,11 +405,11 @@ class ReferenceGame:
         self._deal()
 
     @classmethod
-    def from_deck(cls, rules: Rules | str | None, deck: Sequence[int], dealer: int, match_seed: int = 0) -> "ReferenceGame":
+    def from_deck(cls, rules: Rules | str | None, deck: Sequence[int], dealer: int, match_seed: int = 0) -> ReferenceGame:
         """Start from a given deck for the first hand (later hands come from ``match_seed``)."""
         return cls(rules, match_seed, decks=[deck], dealer=dealer)
 
-    def copy(self) -> "ReferenceGame":
+    def copy(self) -> ReferenceGame:
         return copy.deepcopy(self)
 
     # --- dealing -----------------------------------------------------------------------------

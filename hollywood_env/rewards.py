@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -75,7 +76,7 @@ class RewardConfig:
             raise TypeError(f"RewardConfig.per_hand_episodes must be a bool, got {self.per_hand_episodes!r}")
         object.__setattr__(self, "per_hand_episodes", bool(self.per_hand_episodes))
 
-    def replace(self, **changes: Any) -> "RewardConfig":
+    def replace(self, **changes: Any) -> RewardConfig:
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
@@ -83,7 +84,7 @@ class RewardConfig:
         return dataclasses.replace(self, **changes)
 
 
-def resolve_reward(reward: "RewardConfig | str | Mapping[str, Any] | None" = None,
+def resolve_reward(reward: RewardConfig | str | Mapping[str, Any] | None = None,
                    per_hand_episodes: bool | None = None) -> RewardConfig:
     """A :class:`RewardConfig` from a config, a mode name, a mapping of fields or None (defaults).
 

@@ -67,7 +67,8 @@ reads: a dict of plain values and tensors, no pickled code. The agent spec ``rll
 from __future__ import annotations
 
 import pathlib
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

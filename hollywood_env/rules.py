@@ -7,8 +7,9 @@ a preset (:meth:`Rules.preset`). The defaults are the ``hollywood`` preset.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -103,20 +104,20 @@ class Rules:
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str) -> "Rules":
+    def preset(cls, name: str) -> Rules:
         """The rules of a named preset (docs/rules.md section 5)."""
         if name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; valid presets: {', '.join(PRESETS)}")
         return cls(**PRESETS[name])
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Rules":
+    def from_dict(cls, d: Mapping[str, Any]) -> Rules:
         """Rules from a mapping; ``preset`` (optional) names the base, other keys override it."""
         d = dict(d)
         base = cls.preset(d.pop("preset")) if "preset" in d else cls()
         return base.replace(**d)
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:
@@ -147,7 +148,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def resolve_rules(rules: "Rules | str | Mapping | None") -> Rules:
+def resolve_rules(rules: Rules | str | Mapping | None) -> Rules:
     """Accept a Rules, a preset name, a mapping of options, or None (the defaults)."""
     if rules is None:
         return Rules()

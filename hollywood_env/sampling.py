@@ -27,7 +27,7 @@ generator, say).
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,7 +35,7 @@ __all__ = ["random_legal_actions", "as_generator", "int_seed", "SeedLike", "CUMS
 
 #: what may seed a generator: an int, None (fresh entropy), a sequence of ints, a ``SeedSequence``
 #: or a ``Generator`` (used as it is)
-SeedLike = Union[int, np.integer, Sequence[int], np.random.SeedSequence, np.random.Generator, None]
+SeedLike = int | np.integer | Sequence[int] | np.random.SeedSequence | np.random.Generator | None
 
 #: from this many rows, the cumulative-sum path (below: a Python loop over ``flatnonzero``)
 CUMSUM_FROM = 4

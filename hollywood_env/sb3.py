@@ -41,7 +41,8 @@ two). Stable-Baselines3 is imported when this module is, never by ``import holly
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 

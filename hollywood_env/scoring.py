@@ -9,8 +9,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Union
 
 import numpy as np
 
@@ -68,8 +68,8 @@ def settle_hands(knocker: np.ndarray, defender: np.ndarray, rules: Rules, big_gi
     final, laid, dsets, druns = plain_dw.copy(), np.zeros(n, dtype=np.uint64), plain_sets, plain_runs
     knock_idx = np.flatnonzero(~gin)
     if knock_idx.size:
-        f, l, s, r = M.layoff_masks(defender[knock_idx], ksets[knock_idx], kruns[knock_idx])
-        final[knock_idx], laid[knock_idx] = f, l
+        f, lay, s, r = M.layoff_masks(defender[knock_idx], ksets[knock_idx], kruns[knock_idx])
+        final[knock_idx], laid[knock_idx] = f, lay
         dsets = dsets.copy()
         druns = druns.copy()
         dsets[knock_idx], druns[knock_idx] = s, r
@@ -98,7 +98,7 @@ class HandSettlement:
 
 
 #: a hand as :func:`settle_hand` accepts it: card indices or strings, one string, or a (52,) bool array
-HandLike = Union[str, Iterable[Union[int, str]], np.ndarray]
+HandLike = str | Iterable[int | str] | np.ndarray
 
 
 def settle_hand(knocker_hand: HandLike, defender_hand: HandLike, rules: Rules | str | None = None,
@@ -113,7 +113,8 @@ def settle_hand(knocker_hand: HandLike, defender_hand: HandLike, rules: Rules | 
     if set(kc) & set(dc):
         raise ValueError(f"the hands share cards: {sorted(set(kc) & set(dc))}")
     if len(kc) not in (10, 11) or len(dc) != 10:
-        raise ValueError(f"expected a knocker hand of 10 cards (11 for big gin) and a defender hand of 10, got {len(kc)} and {len(dc)}")
+        raise ValueError(f"expected a knocker hand of 10 cards (11 for big gin) and a defender hand of 10, "
+                         f"got {len(kc)} and {len(dc)}")
     limit = (0 if rules.straight_gin else rules.knock_limit) if knock_limit is None else knock_limit
     k = np.array([cards_to_mask(kc)], dtype=np.uint64)
     d = np.array([cards_to_mask(dc)], dtype=np.uint64)

@@ -33,7 +33,8 @@ like an AEC env seeded ``seed[i]``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

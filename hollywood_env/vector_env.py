@@ -86,7 +86,8 @@ Observation table (``C`` = ``rules.columns``; ``D = 320 + 9 C``, 347 for three c
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -96,7 +97,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import core
 from .actions import NUM_ACTIONS, action_name
-from .observation import OBSERVATION_TABLE, KNOCK_LIMIT, SHEET_START, SheetCache, encode, observation_size
+from .observation import KNOCK_LIMIT, OBSERVATION_TABLE, SHEET_START, SheetCache, encode, observation_size
 
 # the observation table lives once, in hollywood_env.observation
 if __doc__:  # None under python -OO
@@ -382,7 +383,7 @@ class HollywoodGinVectorEnv(VectorEnv):
     def _restore(self, saved: tuple) -> None:
         """Put back what :meth:`_save` copied (the copies become the live arrays)."""
         fields, arrays, self._waiting, self._next_hand, self._pending = saved
-        for (o, k), a in zip(fields, arrays):
+        for (o, k), a in zip(fields, arrays, strict=True):
             setattr(o, k, a)
         self._sheet_cache = SheetCache()  # it follows the sheet's versions, which went back
 

@@ -102,7 +102,7 @@ def swap_hidden(state, g: int, viewer: int, rng, keep=()):
     state.deck[g, pos:] = rng.permutation(state.deck[g, pos:])
     hidden = [c for c in mask_to_cards(int(state.hands[g, opp] & ~state.known[g, opp])) if c not in keep]
     k = min(len(hidden), 52 - pos)
-    for h, p in zip(rng.permutation(hidden)[:k], range(pos, pos + k)):
+    for h, p in zip(rng.permutation(hidden)[:k], range(pos, pos + k), strict=True):
         s = int(state.deck[g, p])
         state.hands[g, opp] = (state.hands[g, opp] & ~np.uint64(1 << int(h))) | np.uint64(1 << s)
         state.deck[g, p] = h

@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import revealed_at_hand_end, swap_hidden, visible_to
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
@@ -38,8 +39,17 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 import hollywood_env
 from hollywood_env.actions import (
-    BIG_GIN, DRAW_STOCK, KIND_NAMES, KIND_WALL, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
-    PHASE_FIRST_UPCARD, TAKE_DISCARD,
+    BIG_GIN,
+    DRAW_STOCK,
+    KIND_NAMES,
+    KIND_WALL,
+    KNOCK,
+    NUM_ACTIONS,
+    PASS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
+    TAKE_DISCARD,
 )
 from hollywood_env.aec_env import IllegalActionError, ResetNeededError, raw_env
 from hollywood_env.cards import mask_to_cards, parse_card
@@ -47,8 +57,6 @@ from hollywood_env.melds import deadwood_after_discard_masks
 from hollywood_env.observation import HAND, OPP_DISCARDED, OPP_KNOWN, OWN_DISCARDED, PILE, PILE_TOP, SheetCache
 from hollywood_env.reference import min_deadwood  # brute force: independent of the engine's fast path
 from hollywood_env.rules import Rules
-
-from helpers import revealed_at_hand_end, swap_hidden, visible_to
 
 NAMES = ("player_0", "player_1")
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])([A2-9TJQK][cdhs])(?![A-Za-z0-9])")
@@ -122,7 +130,7 @@ def assert_same(a, b, where=""):
             assert_same(a[k], b[k], f"{where}.{k}")
     elif isinstance(a, (list, tuple)):
         assert type(a) is type(b) and len(a) == len(b), (where, a, b)
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             assert_same(x, y, f"{where}[{i}]")
     elif isinstance(a, np.ndarray):
         assert isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b), where

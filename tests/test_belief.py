@@ -16,8 +16,16 @@ import pytest
 import torch
 
 from agents.belief import (
-    INPUT_SIZE, BeliefNet, LearnedBelief, apply_hard_facts, belief_inputs, default_belief_path, heuristic_probabilities,
-    load_belief, save_belief, uniform_probabilities,
+    INPUT_SIZE,
+    BeliefNet,
+    LearnedBelief,
+    apply_hard_facts,
+    belief_inputs,
+    default_belief_path,
+    heuristic_probabilities,
+    load_belief,
+    save_belief,
+    uniform_probabilities,
 )
 from agents.bots import SimpleBot
 from agents.checkpoint import CheckpointError

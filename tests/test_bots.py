@@ -7,15 +7,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents import AgentSpecError, HollywoodBot, NellerBot, RandomBot, SimpleBot, make_agent, register, register_prefix
-from agents import registry
+from agents import AgentSpecError, HollywoodBot, NellerBot, RandomBot, SimpleBot, make_agent, register, register_prefix, registry
 from agents.bots import View, decode, meldable_with, melds_with
+from agents.matches import play_pairing
 from hollywood_env import core
 from hollywood_env import observation as O
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.cards import cards_to_mask, mask_to_cards, parse_card, parse_cards
 from hollywood_env.rules import PRESETS, Rules
-from agents.matches import play_pairing
 
 BOTS = {"random": RandomBot, "simple": SimpleBot, "neller": NellerBot, "hollywood": HollywoodBot}
 

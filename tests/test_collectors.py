@@ -16,15 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
+from agents.checkpoint import load_checkpoint
 from agents.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
 from agents.ppo import PPOShard
-from agents.checkpoint import load_checkpoint
 from experiments.config.loader import ConfigError, apply_overrides
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
 from experiments.training.train import compare_metrics, run_training
-from helpers import assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
+
 
 def test_collector_config_is_checked():
     cfg = apply_overrides(TrainConfig(), ["--ppo.num_games", "64", "--collector.num_workers", "4"])

@@ -2,13 +2,14 @@
 
 import numpy as np
 import pytest
+from helpers import driver_policy, preset_seed
 
-from hollywood_env import core, melds as M
 from hollywood_env import actions as A
+from hollywood_env import core
+from hollywood_env import melds as M
 from hollywood_env.cards import CARD_VALUES, masks_to_bools
 from hollywood_env.reference import ReferenceGame
 from hollywood_env.rules import PRESETS, Rules
-from helpers import driver_policy, preset_seed
 
 
 def check_invariants(state, before):
@@ -143,7 +144,8 @@ def test_illegal_action_raises_and_corrupts_nothing():
     snapshot = (state.hands.copy(), state.phase.copy(), state.pile_size.copy())
     actions = np.argmax(state.legal_action_mask, axis=1)
     actions[2] = A.DRAW_STOCK  # first-upcard phase: only take or pass
-    with pytest.raises(core.IllegalActionError, match=r"illegal action 104 \(draw stock\) in game 2.*legal actions: 105 \(take discard\), 106 \(pass\)"):
+    with pytest.raises(core.IllegalActionError,
+                       match=r"illegal action 104 \(draw stock\) in game 2.*legal actions: 105 \(take discard\), 106 \(pass\)"):
         core.step(state, actions)
     assert np.array_equal(snapshot[0], state.hands) and np.array_equal(snapshot[1], state.phase)
     assert np.array_equal(snapshot[2], state.pile_size)
@@ -186,8 +188,8 @@ def test_same_seed_same_trajectory():
             trace.append((s.rewards.copy(), s.hands.copy()))
         return trace
     a, b, c = run(9), run(9), run(10)
-    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
-    assert not all(np.array_equal(x[1], y[1]) for x, y in zip(a, c))
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x[1], y[1]) for x, y in zip(a, c, strict=True))
 
 
 def test_oklahoma_knock_limit_and_doubling():

@@ -5,12 +5,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import driver_policy, preset_seed, random_hands
 
 from hollywood_env import actions as A
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.rules import PRESETS, Rules
-from helpers import driver_policy, preset_seed, random_hands
 
 
 def test_python_int_melds_equal_the_batched_functions():
@@ -26,7 +26,7 @@ def test_python_int_melds_equal_the_batched_functions():
     limits = rng.integers(0, 11, len(hands))
     # a random card (held or not) is not allowed, as after taking the discard
     allowed = masks & ~(np.uint64(1) << rng.integers(0, 52, len(hands)).astype(np.uint64))
-    got = [M.knock_discards_one(h, int(lim), int(a)) for h, lim, a in zip(hands, limits, allowed)]
+    got = [M.knock_discards_one(h, int(lim), int(a)) for h, lim, a in zip(hands, limits, allowed, strict=True)]
     expected = M.knock_discards(masks, limits, allowed)
     assert got == expected.tolist()
     assert sum(g != 0 for g in got) > 200, "the sample should contain many hands that can knock"

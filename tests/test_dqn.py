@@ -7,12 +7,20 @@ import numpy as np
 import pytest
 import torch
 
-from agents.features import NUM_FEATURES
-from agents.dqn import (DQNConfig, DQNShard, ReplayBuffer, TransitionAssembler, Transitions, expert_margin_loss,
-                        linear_schedule, td_targets)
-from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
-from agents.networks import DuelingQNetwork
 from agents.checkpoint import load_checkpoint
+from agents.dqn import (
+    DQNConfig,
+    DQNShard,
+    ReplayBuffer,
+    TransitionAssembler,
+    Transitions,
+    expert_margin_loss,
+    linear_schedule,
+    td_targets,
+)
+from agents.features import NUM_FEATURES
+from agents.networks import DuelingQNetwork
+from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
@@ -129,7 +137,7 @@ def run_sequence(asm, steps):
     tr = Transitions.concat([t for t in out if len(t)]) if any(len(t) for t in out) else Transitions.empty(2, 3)
     return [(int(g), int(p), float(ob[0]), int(a), round(float(r), 6), float(no[0]), bool(d), int(s))
             for g, p, ob, a, r, no, d, s in zip(tr.game, tr.player, tr.obs, tr.action, tr.reward, tr.next_obs,
-                                               tr.done, tr.steps)], tr
+                                               tr.done, tr.steps, strict=True)], tr
 
 
 def test_two_player_transitions_on_a_hand_built_sequence():
@@ -377,8 +385,8 @@ def test_expert_labels_travel_with_their_transitions():
     again.set_state(state)
     assert again.expert_action[:5].tolist() == [0, 1, -1, 0, 1] and again.expert_action[5:].tolist() == [-1] * 3
     _, batch, _ = again.sample(64, np.random.default_rng(0))
-    assert set(zip(batch["reward"].round(4).tolist(), batch["expert_action"].tolist())) <= set(
-        zip(tr.reward.round(4).tolist(), tr.expert_action.tolist()))
+    assert set(zip(batch["reward"].round(4).tolist(), batch["expert_action"].tolist(), strict=True)) <= set(
+        zip(tr.reward.round(4).tolist(), tr.expert_action.tolist(), strict=True))
     del state["expert_action"]  # a buffer saved before labels: nothing labelled
     again.set_state(state)
     assert (again.expert_action == -1).all()

@@ -132,8 +132,8 @@ def test_aec_per_hand_episodes_continue_the_match():
     e.reset(seed=2)
     rng = np.random.default_rng(0)
     hand_numbers, sheets, continued = [], [], 0
-    for episode in range(6):
-        for agent in e.agent_iter(3000):
+    for _episode in range(6):
+        for _agent in e.agent_iter(3000):
             obs, rew, term, trunc, info = e.last()
             if term or trunc:
                 e.step(None)
@@ -401,14 +401,6 @@ def test_aec_env_equals_the_vector_env_learner_view():
         learner = f"player_{env_index % 2}"
         rng = np.random.default_rng(env_index)
         learner_actions = []
-
-        def choose(i, agent, obs):
-            if agent == learner:
-                a = int(greedy_from_obs(obs["observation"][None], obs["action_mask"][None].astype(bool), rng)[0])
-                learner_actions.append(a)
-                return a
-            return int(scripted(obs["observation"][None], obs["action_mask"][None].astype(bool))[0])
-
         e = raw_env(rules=FAST)
         e.reset(seed=seeds[env_index])
         views = []  # (obs, mask, reward accumulated since the learner's last move, terminated)
@@ -419,21 +411,28 @@ def test_aec_env_equals_the_vector_env_learner_view():
             if term or trunc:
                 e.step(None)
                 continue
-            e.step(choose(0, agent, obs_d))
+            x, m = obs_d["observation"][None], obs_d["action_mask"][None].astype(bool)
+            if agent == learner:
+                a = int(greedy_from_obs(x, m, rng)[0])
+                learner_actions.append(a)
+            else:
+                a = int(scripted(x, m)[0])
+            e.step(a)
         v = HollywoodGinVectorEnv(3, opponent=scripted, rules=FAST, per_hand_episodes=False)  # whole matches
         obs, info = v.reset(seed=seeds)
         other = np.random.default_rng(9)
+        v_rew = v_term = None  # the vector env's last step, which each later learner view must match
         for j, (aobs, amask, arew, aterm) in enumerate(views):
             if j > 0:
-                assert r[env_index] == pytest.approx(arew)
-                assert bool(term[env_index]) == aterm
+                assert v_rew[env_index] == pytest.approx(arew)
+                assert bool(v_term[env_index]) == aterm
             if aterm:
                 break
             np.testing.assert_array_equal(obs[env_index], aobs)
             np.testing.assert_array_equal(info["action_mask"][env_index], amask)
             acts = greedy_from_obs(obs, info["action_mask"], other)
             acts[env_index] = learner_actions[j]
-            obs, r, term, trunc, info = v.step(acts)
+            obs, v_rew, v_term, _trunc, info = v.step(acts)
         assert len(views) > 20 and views[-1][3]  # compared through the end of the match
 
 

@@ -44,7 +44,13 @@ import pytest
 import hollywood_env
 from hollywood_env import SelfPlayBatch
 from hollywood_env.actions import (
-    DRAW_STOCK, KIND_NAMES, KNOCK, PASS, PHASE_NAMES, TAKE_DISCARD, action_name,
+    DRAW_STOCK,
+    KIND_NAMES,
+    KNOCK,
+    PASS,
+    PHASE_NAMES,
+    TAKE_DISCARD,
+    action_name,
 )
 from hollywood_env.observation import observation_size
 from hollywood_env.rules import PRESETS, Rules
@@ -99,7 +105,7 @@ def choose(legal: list[int], rng: np.random.Generator) -> int:
 
         score = [(neighbours(c), -(c % 13)) for c in discards]
         best = min(score)
-        candidates = [c for c, s in zip(discards, score) if s == best]
+        candidates = [c for c, s in zip(discards, score, strict=True) if s == best]
         return candidates[int(rng.integers(len(candidates)))]
     if TAKE_DISCARD in legal and u < TAKE_PROBABILITY:
         return TAKE_DISCARD
@@ -282,7 +288,7 @@ def aec_trace(preset: str, seed: int) -> list[str]:
     return header + lines
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def traces() -> dict[str, list[str]]:
     """File name -> the trace's lines, freshly generated."""
     out = {f"{preset}.jsonl": selfplay_trace(preset, SEEDS[preset]) for preset in PRESETS}
@@ -304,7 +310,7 @@ def _short(value, limit: int = 300) -> str:
 
 def first_difference(expected: list[str], actual: list[str]) -> str | None:
     """A message locating the first line that differs (its step and field), or None."""
-    for n, (e, a) in enumerate(zip(expected, actual), start=1):
+    for n, (e, a) in enumerate(zip(expected, actual, strict=False), start=1):
         if e == a:
             continue
         where = f"line {n}"

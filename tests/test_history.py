@@ -14,8 +14,21 @@ import pytest
 from hollywood_env import core
 from hollywood_env.actions import DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD
 from hollywood_env.history import (
-    EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, GIVEN, HISTORY_SIZE, LOG_CAPACITY, OPP_DECLINED, OPP_DISCARD,
-    OPP_DISCARD_TURN, OPP_LAST_DISCARD, OPP_THREW_AFTER, OPP_TOOK, OWN_DISCARD, decode_events, encode_history,
+    EVENT_DECLINE,
+    EVENT_DISCARD,
+    EVENT_TAKE,
+    GIVEN,
+    HISTORY_SIZE,
+    LOG_CAPACITY,
+    OPP_DECLINED,
+    OPP_DISCARD,
+    OPP_DISCARD_TURN,
+    OPP_LAST_DISCARD,
+    OPP_THREW_AFTER,
+    OPP_TOOK,
+    OWN_DISCARD,
+    decode_events,
+    encode_history,
     event_code,
 )
 from hollywood_env.rules import PRESETS
@@ -60,7 +73,7 @@ def test_the_log_equals_a_reference_read_from_each_decision(preset):
             size = int(state.log_size[g])
             want = logs[g][:LOG_CAPACITY]
             assert size == len(want)
-            got = list(zip(*(x.tolist() for x in decode_events(state.log[g, :size])))) if size else []
+            got = list(zip(*(x.tolist() for x in decode_events(state.log[g, :size])), strict=True)) if size else []
             assert got == want
             assert (state.log[g, size:] == -1).all()
             checked += 1

@@ -23,7 +23,15 @@ import pytest
 import hollywood_env
 from hollywood_env import SelfPlayBatch, core
 from hollywood_env.actions import (
-    BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD,
+    BIG_GIN,
+    DISCARD,
+    DRAW_STOCK,
+    KNOCK,
+    NUM_ACTIONS,
+    PASS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
     TAKE_DISCARD,
 )
 from hollywood_env.cards import masks_to_bools
@@ -112,7 +120,7 @@ def test_aec_env_and_vector_env_offer_the_core_masks_only():
     env = hollywood_env.env(rules="hollywood")
     env.reset(seed=5)
     checked = 0
-    for agent in env.agent_iter(max_iter=800):
+    for _agent in env.agent_iter(max_iter=800):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

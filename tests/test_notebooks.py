@@ -26,12 +26,31 @@ import yaml
 from experiments.analysis import notebooks as analysis
 from experiments.analysis.demo import make_demo
 from experiments.analysis.notebooks import setting
-from experiments.analysis.playthrough import (cards_text, hand_markdown, match_markdown, match_table_markdown,
-                                              plot_scoresheet, record_match, scoresheet_markdown, sheet_history)
+from experiments.analysis.playthrough import (
+    cards_text,
+    hand_markdown,
+    match_markdown,
+    match_table_markdown,
+    plot_scoresheet,
+    record_match,
+    scoresheet_markdown,
+    sheet_history,
+)
 from experiments.analysis.plots import plot_curves, plot_eval_win_rates, plot_tournament
-from experiments.analysis.run_reader import (aggregate, aggregate_runs, curve_tags, ema, eval_win_rate_tags,
-                                             final_values_markdown, find_runs, load_runs, load_tournament,
-                                             ratings_markdown, read_ratings, short_label)
+from experiments.analysis.run_reader import (
+    aggregate,
+    aggregate_runs,
+    curve_tags,
+    ema,
+    eval_win_rate_tags,
+    final_values_markdown,
+    find_runs,
+    load_runs,
+    load_tournament,
+    ratings_markdown,
+    read_ratings,
+    short_label,
+)
 from hollywood_env.cards import CARD_VALUES
 from hollywood_env.scoresheet import Scoresheet
 
@@ -233,7 +252,7 @@ def test_demo_runs_read_alike_from_jsonl_and_tensorboard(demo):
     tb = load_runs(demo["runs"], source="tensorboard")
     assert len(jl) == 2 and {r.seed for r in jl} == {0, 1} and {r.name for r in jl} == {"demo_ppo"}
     assert eval_win_rate_tags(jl) == ["eval/win_rate_vs_neller", "eval/win_rate_vs_simple"]
-    for r, t in zip(jl, tb):
+    for r, t in zip(jl, tb, strict=True):
         assert t.source == "tensorboard" and set(r.tags) == set(t.tags)
         for tag in ("losses/entropy", "eval/win_rate_vs_simple"):
             np.testing.assert_array_equal(r.scalars[tag].step, t.scalars[tag].step)

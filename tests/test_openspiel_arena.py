@@ -41,7 +41,7 @@ def test_simple_mirrors_openspiel_simple_on_duplicate_deals(simple_hands):
     """Our simple bot plays as OpenSpiel's, so the two hands of a deal are one game with the
     seats swapped: the agent's return in seat 0 is minus its return in seat 1."""
     assert len(simple_hands) == 60
-    for a, b in zip(simple_hands[0::2], simple_hands[1::2]):
+    for a, b in zip(simple_hands[0::2], simple_hands[1::2], strict=True):
         assert (a.deal, a.agent_seat, b.deal, b.agent_seat) == (b.deal, 0, a.deal, 1)
         assert a.agent_return == -b.agent_return
         assert a.knocker == b.knocker and a.chance_cards == b.chance_cards

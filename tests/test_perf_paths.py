@@ -5,12 +5,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from helpers import driver_policy, random_hands
 
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.cards import masks_to_bools
 from hollywood_env.sampling import random_legal_actions
-from helpers import driver_policy, random_hands
 
 
 def all_fields(state):
@@ -89,7 +89,7 @@ def test_one_hand_arrangements_and_layoffs_equal_the_batched_ones():
     hands = random_hands(rng, 8000)
     masks = np.array(hands, dtype=np.uint64)
     dw, sets, runs = M.best_arrangement_masks(masks)  # the numpy path (a large batch)
-    assert [M.best_arrangement_one(h) for h in hands] == list(zip(dw.tolist(), sets.tolist(), runs.tolist()))
+    assert [M.best_arrangement_one(h) for h in hands] == list(zip(dw.tolist(), sets.tolist(), runs.tolist(), strict=True))
     small = [M.best_arrangement_masks(masks[i:i + 5]) for i in range(0, 400, 5)]  # the one-hand path
     assert np.array_equal(np.concatenate([s[1] for s in small]), sets[:400])
     assert np.array_equal(np.concatenate([s[0] for s in small]), dw[:400])
@@ -107,8 +107,8 @@ def test_one_hand_arrangements_and_layoffs_equal_the_batched_ones():
     kn, de = np.array(knockers, dtype=np.uint64), np.array(defenders, dtype=np.uint64)
     _, ks, kr = M.best_arrangement_masks(kn)
     final, laid, dsets, druns = M.layoff_masks(de, ks, kr)
-    one = [M.layoff_one(d, s, r) for d, s, r in zip(de.tolist(), ks.tolist(), kr.tolist())]
-    assert one == list(zip(final.tolist(), laid.tolist(), dsets.tolist(), druns.tolist()))
+    one = [M.layoff_one(d, s, r) for d, s, r in zip(de.tolist(), ks.tolist(), kr.tolist(), strict=True)]
+    assert one == list(zip(final.tolist(), laid.tolist(), dsets.tolist(), druns.tolist(), strict=True))
     assert int((laid != 0).sum()) > 300, "the sample should lay off often"
     few = [M.layoff_masks(de[i:i + 3], ks[i:i + 3], kr[i:i + 3]) for i in range(0, 300, 3)]
     assert np.array_equal(np.concatenate([f[1] for f in few]), laid[:300])

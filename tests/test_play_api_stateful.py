@@ -42,7 +42,12 @@ import warnings  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import (  # noqa: E402
-    RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
 )
 
 with warnings.catch_warnings():

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import load_checkpoint
 from agents.features import NUM_FEATURES
 from agents.networks import ActorCritic, MaskedCategorical
-from agents.checkpoint import load_checkpoint
 from agents.policies import PPOPolicy
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
@@ -18,7 +18,8 @@ from hollywood_env.observation import encode
 
 TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
         "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
-        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100", "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1",
+        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100",
+        "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1",
         "--log.progress", "false", "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
 
 

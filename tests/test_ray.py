@@ -6,11 +6,11 @@ import logging
 
 import numpy as np
 import pytest
+from helpers import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 from agents.checkpoint import load_checkpoint
 from experiments.training.run_writer import read_metrics
 from experiments.training.train import compare_metrics, run_training
-from helpers import TINY, assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")

@@ -318,7 +318,7 @@ def test_selfplay_batch_state_round_trip_through_a_checkpoint(tmp_path):
         x = a.step(np.argmax(r1.random(ma.shape) * ma, axis=1))
         y = b.step(np.argmax(r2.random(mb.shape) * mb, axis=1))
         ma, mb = x[1], y[1]
-        for u, v in zip(x[:6], y[:6]):
+        for u, v in zip(x[:6], y[:6], strict=True):
             np.testing.assert_array_equal(u, v)
     with pytest.raises(ValueError, match="games"):
         SelfPlayBatch(8, "hollywood-nordic").set_state(a.get_state())

@@ -1,6 +1,8 @@
 """Reward shaping (docs/rules.md section 6): modes, zero-sum, scoresheet sums, config kept on
 reset."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,7 @@ def run_selfplay(mode, steps, rules=FAST, n=64, seed=0, per_hand=False):
     for _ in range(steps):
         before = batch.state.sheet.totals().sum(axis=2).copy()
         out = batch.step(greedy_actions(batch.state, mask, rng))
-        obs, mask = out[0], out[1]
+        mask = out[1]
         yield batch, before, out
 
 
@@ -67,7 +69,7 @@ def test_reward_config_validation():
     with pytest.raises(ValueError, match="unknown reward mode"):
         SelfPlayBatch(2, reward="points")
     cfg = RewardConfig("hand")
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.mode = "games"  # frozen
 
 
@@ -77,7 +79,7 @@ def test_reward_config_validation():
 def test_hollywood_rewards_are_zero_sum_and_sum_to_the_scoresheet():
     cum = np.zeros((64, 2))
     ended = 0
-    for batch, before, (obs, mask, player, r, term, trunc, info) in run_selfplay("hollywood", 1500):
+    for batch, before, (_obs, _mask, _player, r, term, trunc, info) in run_selfplay("hollywood", 1500):
         assert np.array_equal(r[:, 0], -r[:, 1])
         st = batch.state
         after = st.sheet.totals().sum(axis=2)
@@ -97,7 +99,7 @@ def test_hollywood_rewards_are_zero_sum_and_sum_to_the_scoresheet():
 
 def test_hand_mode_pays_hand_points_to_the_winner():
     seen = 0
-    for batch, _, (obs, mask, player, r, term, trunc, info) in run_selfplay("hand", 400):
+    for _batch, _, (_obs, _mask, _player, r, _term, _trunc, info) in run_selfplay("hand", 400):
         assert np.array_equal(r[:, 0], -r[:, 1])
         won = info["hand_ended"] & (info["hand_winner"] >= 0)
         expect = np.where(won, np.where(info["hand_winner"] == 0, 1, -1) * info["hand_points"] / 100.0, 0.0)
@@ -108,7 +110,7 @@ def test_hand_mode_pays_hand_points_to_the_winner():
 
 def test_hands_mode_pays_one_per_hand_won_and_nothing_for_a_wall():
     won_seen = 0
-    for batch, _, (obs, mask, player, r, term, trunc, info) in run_selfplay("hands", 400):
+    for _batch, _, (_obs, _mask, _player, r, _term, _trunc, info) in run_selfplay("hands", 400):
         assert np.array_equal(r[:, 0], -r[:, 1])
         won = info["hand_ended"] & (info["hand_winner"] >= 0)
         expect = np.where(won, np.where(info["hand_winner"] == 0, 1.0, -1.0), 0.0)
@@ -120,7 +122,7 @@ def test_hands_mode_pays_one_per_hand_won_and_nothing_for_a_wall():
 def test_games_mode_pays_one_per_game_won():
     total = np.zeros((64, 2))
     matches = 0
-    for batch, _, (obs, mask, player, r, term, trunc, info) in run_selfplay("games", 1500):
+    for batch, _, (_obs, _mask, _player, r, term, trunc, info) in run_selfplay("games", 1500):
         assert np.array_equal(r[:, 0], -r[:, 1])
         assert set(np.unique(np.abs(r))) <= {0.0, 1.0, 2.0, 3.0}
         # paid exactly when games end, by their winners
@@ -138,7 +140,7 @@ def test_games_mode_pays_one_per_game_won():
 
 def test_match_mode_pays_the_match_winner_once():
     matches = 0
-    for batch, _, (obs, mask, player, r, term, trunc, info) in run_selfplay("match", 1500):
+    for _batch, _, (_obs, _mask, _player, r, term, _trunc, info) in run_selfplay("match", 1500):
         assert np.array_equal(r[:, 0], -r[:, 1])
         assert np.all(r[~term] == 0)
         mw = info["match_winner"]
@@ -197,7 +199,7 @@ def test_aec_env_keeps_its_reward_config_on_seeded_resets():
     # and it acts on it: a per-hand episode ends at the first hand end, with games rewards
     e.reset(seed=5)
     rng = np.random.default_rng(0)
-    for agent in e.agent_iter(2000):
+    for _agent in e.agent_iter(2000):
         obs, rew, term, trunc, info = e.last()
         assert rew in (0.0, 2.0, -2.0, 4.0, -4.0, 6.0, -6.0)
         if term or trunc:

@@ -217,7 +217,7 @@ def test_masking_module_masks_and_its_export_plays_the_same_moves(rl, tmp_path):
         assert values.shape == (len(x),)
     path = rl.export_policy(module, tmp_path / "policy.pt", rules="hollywood")
     blob = torch.load(path, weights_only=True)
-    assert blob["format"] == rl.EXPORT_FORMAT and [tuple(l["weight"].shape) for l in blob["layers"]] == \
+    assert blob["format"] == rl.EXPORT_FORMAT and [tuple(layer["weight"].shape) for layer in blob["layers"]] == \
         [(32, x.shape[1]), (16, 32), (NUM_ACTIONS, 16)]
     agent = make_agent(f"rllib:{path}", rules="hollywood")
     greedy = logits.argmax(-1).numpy()
@@ -308,7 +308,7 @@ def test_ppo_self_play_trains_exports_and_evaluates(rl, local_ray, tmp_path, cap
     # the documented export step, from the checkpoint folder: the same weights
     assert cli(["rllib-export", str(tmp_path / "checkpoint"), str(tmp_path / "policy.pt")]) == 0
     a, b = torch.load(direct, weights_only=True), torch.load(tmp_path / "policy.pt", weights_only=True)
-    assert all(torch.equal(x["weight"], y["weight"]) for x, y in zip(a["layers"], b["layers"]))
+    assert all(torch.equal(x["weight"], y["weight"]) for x, y in zip(a["layers"], b["layers"], strict=True))
     assert checkpoint is not None
     capsys.readouterr()
     assert cli(["evaluate", f"rllib:{tmp_path / 'policy.pt'}", "random", "--hands", "4", "--seed", "0"]) == 0

@@ -11,6 +11,7 @@ from contextlib import redirect_stdout
 import gymnasium
 import numpy as np
 import pytest
+from helpers import revealed_at_hand_end, swap_hidden, visible_to
 
 from agents.bots import SimpleBot
 from agents.registry import make_agent, registered_names
@@ -21,7 +22,6 @@ from hollywood_env.cards import mask_to_cards, parse_card
 from hollywood_env.render import hand_summary, render_state
 from hollywood_env.selfplay import SelfPlayBatch, random_legal_actions
 from hollywood_env.vector_env import HollywoodGinEnv, HollywoodGinVectorEnv, IllegalActionError, ResetNeededError
-from helpers import revealed_at_hand_end, swap_hidden, visible_to
 
 NAMES = ("player_0", "player_1")
 FAST = Rules(target=30)
@@ -371,8 +371,8 @@ def _learned_prefixes(monkeypatch):
     from agents import registry
     from agents.features import NUM_FEATURES
     from agents.networks import ActorCritic, DuelingQNetwork
-    from hollywood_env.observation import observation_size
     from agents.policies import DQNPolicy, PPOPolicy
+    from hollywood_env.observation import observation_size
 
     d = observation_size(FAST) + NUM_FEATURES
 
@@ -485,7 +485,7 @@ def test_rejected_vector_step_leaves_the_batch_unchanged(who, error):
             # stepping on: exactly what the twin (never given the bad move) does
             for _ in range(3):
                 out, want = v.step(acts), twin.step(acts)
-                for x, y in zip(out[:4], want[:4]):
+                for x, y in zip(out[:4], want[:4], strict=True):
                     np.testing.assert_array_equal(x, y)
                 for key in want[4]:
                     np.testing.assert_array_equal(out[4][key], want[4][key])
@@ -555,7 +555,7 @@ def test_aec_step_observe_and_render_before_reset_say_to_reset():
 
 
 def _play_to_the_end(e, rng):
-    for agent in e.agent_iter(20000):
+    for _agent in e.agent_iter(20000):
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert not e.agents

@@ -15,7 +15,7 @@ from hollywood_env.sampling import random_legal_actions
 def reference(masks, u):
     """The definition: the floor(u * c)-th legal action (from 0) of each row, 0 without any."""
     out = []
-    for row, ui in zip(np.asarray(masks, dtype=bool), u):
+    for row, ui in zip(np.asarray(masks, dtype=bool), u, strict=True):
         legal = np.flatnonzero(row)
         out.append(int(legal[int(ui * legal.size)]) if legal.size else 0)
     return np.array(out, dtype=np.int64)

@@ -220,7 +220,7 @@ def test_wall_changes_nothing():
     before = (s.columns.copy(), s.opened.copy(), s.hands_scored.copy(), s.game_winners)
     assert s.record_wall() == []
     after = (s.columns, s.opened, s.hands_scored, s.game_winners)
-    assert all(np.array_equal(x, y) for x, y in zip(before[:3], after[:3]))
+    assert all(np.array_equal(x, y) for x, y in zip(before[:3], after[:3], strict=True))
     assert before[3] == after[3]
 
 

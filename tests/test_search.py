@@ -31,7 +31,7 @@ def _positions(n=48, steps=25, seed=0, preset="hollywood"):
     rng = np.random.default_rng(seed)
     state = core.init(n, preset, seed=seed)
     bot = SimpleBot(preset)
-    for t in range(steps):
+    for _t in range(steps):
         live = ~state.done
         a = bot(encode(state), state.legal_action_mask)
         # a few random moves so that positions are not only the simple bot's
@@ -152,7 +152,8 @@ def test_specs_and_knobs():
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
     assert replace(default, belief="auto") == SearchConfig()
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
-                      ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"), ("search:base=ppo", "base must be one of"),
+                      ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
+                      ("search:base=ppo", "base must be one of"),
                       ("search:worlds", "must be KEY=VALUE"), ("search:seconds=-1", "seconds must be >= 0"),
                       ("search:belief=melds", "belief must be one of")]:
         with pytest.raises(AgentSpecError, match=says):

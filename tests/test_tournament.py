@@ -9,13 +9,12 @@ import os
 import numpy as np
 import pytest
 
+from agents.matches import play_pairing
 from experiments.cli import main
 from experiments.evaluation import stats
 from experiments.evaluation.head_to_head import evaluate, format_summary, summarize
-from agents.matches import play_pairing
 from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 from hollywood_env import core
-
 
 # --- duplicate deals -------------------------------------------------------------------------------
 

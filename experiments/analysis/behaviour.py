@@ -104,7 +104,8 @@ def measure(agent: str, opponent: str, rules, matches: int, seed: int) -> dict:
     out = {"agent": agent, "knock_when_legal": wilson(knocked.sum(), knocked.size),
            "deadwood_at_knock": float(dw[knocked].mean()) if knocked.any() else float("nan"),
            "deadwood_held": float(dw[~knocked].mean()) if (~knocked).any() else float("nan"),
-           "takes_upcard": wilson(took.sum(), took.size), "gin_rate": s["metrics"]["a_gin_rate"], "undercut": s["metrics"]["a_knocks_undercut"],
+           "takes_upcard": wilson(took.sum(), took.size), "gin_rate": s["metrics"]["a_gin_rate"],
+           "undercut": s["metrics"]["a_knocks_undercut"],
            "match_win_rate": s["metrics"]["match_win_rate"], "hand_win_rate": s["metrics"]["hand_win_rate"]}
     for name, lo, hi in LEAD_BUCKETS:
         sel = (lead > lo) & (lead <= hi) if np.isfinite(lo) else lead <= hi
@@ -135,10 +136,8 @@ def main(argv=None) -> int:
     names = args.names or args.agents
     if len(names) != len(args.agents):
         parser.error(f"--names gives {len(names)} labels for {len(args.agents)} agents")
-    from hollywood_env.rules import Rules
-
     from agents.registry import AgentSpecError, make_agent
-    from hollywood_env.rules import PRESETS
+    from hollywood_env.rules import PRESETS, Rules
 
     if args.rules not in PRESETS:
         parser.error(f"--rules: unknown preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
@@ -160,7 +159,7 @@ def main(argv=None) -> int:
              "| agent | match win rate | hand win rate | knock when legal | ... behind | ... level | ... ahead | "
              "deadwood at knock | could knock, held | takes the upcard | gin rate | knocks undercut |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for n, r in zip(names, rows):
+    for n, r in zip(names, rows, strict=True):
         lines.append(f"| {n} | {_pct(r['match_win_rate'])} | {_pct(r['hand_win_rate'])} | {_pct(r['knock_when_legal'])} | "
                      f"{_pct(r['knock_behind'])} | {_pct(r['knock_level'])} | {_pct(r['knock_ahead'])} | "
                      f"{r['deadwood_at_knock']:.1f} | {r['deadwood_held']:.1f} | {_pct(r['takes_upcard'])} | "
@@ -181,7 +180,7 @@ def main(argv=None) -> int:
     fig, ax = plt.subplots(figsize=(7, 3.6))
     buckets = [b[0] for b in LEAD_BUCKETS]
     width = 0.8 / len(rows)
-    for i, (n, r) in enumerate(zip(names, rows)):
+    for i, (n, r) in enumerate(zip(names, rows, strict=True)):
         vals = [r[f"knock_{b}"].to_dict() for b in buckets]
         y = np.array([100 * (v["value"] if v["value"] is not None else np.nan) for v in vals])
         lo = np.array([100 * (v["low"] if v["low"] is not None else np.nan) for v in vals])

@@ -12,9 +12,8 @@ The outputs are ordinary run and tournament folders, read back by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
 
 #: overrides of the defaults (no YAML file needed) for a PPO run of a few seconds
 DEMO_OVERRIDES = [

@@ -20,12 +20,21 @@ import os
 from typing import Any
 
 from experiments.analysis.demo import make_demo
-from experiments.analysis.playthrough import (hand_markdown, match_markdown, match_table_markdown, plot_scoresheet,
-                                              record_match)
+from experiments.analysis.playthrough import hand_markdown, match_markdown, match_table_markdown, plot_scoresheet, record_match
 from experiments.analysis.plots import plot_curves, plot_eval_win_rates, plot_tournament
-from experiments.analysis.run_reader import (aggregate, available_tags, curve_tags, eval_win_rate_tags,
-                                             final_values_markdown, find_tournament, load_runs, load_tournament,
-                                             ratings_markdown, read_ratings, runs_markdown)
+from experiments.analysis.run_reader import (
+    aggregate,
+    available_tags,
+    curve_tags,
+    eval_win_rate_tags,
+    final_values_markdown,
+    find_tournament,
+    load_runs,
+    load_tournament,
+    ratings_markdown,
+    read_ratings,
+    runs_markdown,
+)
 
 # what notebooks/*.ipynb use (tests/test_notebooks.py checks that they find it here), and
 # aggregate, which the analysis notebook's text names; available_tags for

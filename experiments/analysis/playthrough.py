@@ -14,8 +14,9 @@ this module plays one, slowly, to keep everything that happened in it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,6 @@ from hollywood_env.cards import format_card, mask_to_cards, sort_cards
 from hollywood_env.observation import encode
 from hollywood_env.render import hand_summary
 from hollywood_env.rules import resolve_rules
-
 
 # --- the record --------------------------------------------------------------------------------
 
@@ -46,7 +46,7 @@ class SheetSnapshot:
     totals: np.ndarray
 
     @classmethod
-    def of(cls, state, game: int = 0) -> "SheetSnapshot":
+    def of(cls, state, game: int = 0) -> SheetSnapshot:
         sh = state.sheet
         return cls(columns=sh.columns[game].copy(), hands_scored=sh.hands_scored[game].copy(),
                    opened=sh.opened[game].copy(), game_winner=sh.game_winner[game].astype(np.int64),

@@ -14,13 +14,11 @@ matplotlib is imported when a plot is drawn, so importing this module does not n
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.analysis.run_reader import (EVAL_WIN_RATE_PREFIX, Run, aggregate_runs, eval_win_rate_tags, group_runs,
-                                             short_label)
-
+from experiments.analysis.run_reader import EVAL_WIN_RATE_PREFIX, Run, aggregate_runs, eval_win_rate_tags, group_runs, short_label
 
 # --- plots of runs -----------------------------------------------------------------------------
 
@@ -48,7 +46,7 @@ def plot_curves(runs: Sequence[Run], tags: Sequence[str], x: str = "global_step"
     fig, axes = _grid_axes(len(tags), ncols)
     names = list(group_runs(runs, key))
     colors = {g: f"C{i % 10}" for i, g in enumerate(names)}
-    for ax, tag in zip(axes, tags):
+    for ax, tag in zip(axes, tags, strict=True):
         for g, agg in aggregate_runs(runs, tag, x, smooth, level, key).items():
             n_runs = int(agg.n.max()) if agg.n.size else 0
             ax.plot(agg.x, agg.mean, color=colors[g], label=f"{g} (n={n_runs})", marker="o" if agg.x.size < 12 else None,

@@ -27,9 +27,9 @@ import glob
 import json
 import math
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -297,7 +297,7 @@ def aggregate(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], level: float =
     ys = [np.asarray(y, dtype=float) for y in ys]
     if not xs:
         raise ValueError("aggregate needs at least one curve")
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=False):
         if x.shape != y.shape:
             raise ValueError(f"x and y differ in length: {x.shape} vs {y.shape}")
     if grid is None and all(x.shape == xs[0].shape and np.array_equal(x, xs[0]) for x in xs):
@@ -314,7 +314,7 @@ def aggregate(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], level: float =
         grid = np.linspace(lo, hi, k)
     grid = np.asarray(grid, dtype=float)
     rows = []
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=False):
         if x.size == 0:
             rows.append(np.full(grid.shape, np.nan))
             continue

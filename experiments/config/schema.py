@@ -36,10 +36,9 @@ from typing import Any
 from agents.collectors import CollectorConfig
 from agents.dqn import DQNConfig
 from agents.ppo import PPOConfig
+from experiments.config.loader import ConfigError, suggest
 from hollywood_env.rewards import MODES as REWARD_MODES
 from hollywood_env.rules import PRESETS, Rules
-
-from experiments.config.loader import ConfigError, suggest
 
 
 def _check_number(key: str, value, low: float, closed: bool = True, high: float = math.inf) -> None:

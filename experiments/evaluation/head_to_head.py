@@ -37,11 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents.matches import DEFAULT_BATCH_PAIRS, DEFAULT_MAX_STEPS, PairingResult, play_pairing
+from experiments.evaluation.stats import Estimate, cluster_bootstrap, t_interval, wilson
 from hollywood_env.rewards import MODES as REWARD_MODES
 from hollywood_env.rewards import match_return
 from hollywood_env.rules import Rules, resolve_rules
-
-from experiments.evaluation.stats import Estimate, cluster_bootstrap, t_interval, wilson
 
 METRIC_LABELS = {
     "match_win_rate": "match win rate",
@@ -107,7 +106,8 @@ def summarize(r: PairingResult, reward: str = "hollywood", n_boot: int = 2000, b
     m["b_knocks_undercut"] = wilson(r.a_undercuts.sum(), r.b_knocks.sum())
     m["wall_rate"] = wilson(r.walls.sum(), r.hands.sum())
     if not r.per_hand:
-        m["reward_per_match"] = cluster_bootstrap(r.pair(match_returns(r, reward)), np.full(r.n_pairs, 2.0), n_boot, boot_seed + 1)
+        m["reward_per_match"] = cluster_bootstrap(r.pair(match_returns(r, reward)), np.full(r.n_pairs, 2.0), n_boot,
+                                                  boot_seed + 1)
     mw = r.match_winner
     return {
         "agent_a": r.agent_a, "agent_b": r.agent_b,

@@ -11,7 +11,6 @@ import sys
 
 from agents.ray_support import init_ray, require_ray
 
-
 # --- tournaments -------------------------------------------------------------------------------
 
 

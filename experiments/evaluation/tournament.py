@@ -13,8 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from agents.matches import (DEFAULT_BATCH_PAIRS, DEFAULT_MAX_STEPS, PairingResult, agent_generators, deal_seeds,
-                            play_pairing)
+from agents.matches import DEFAULT_BATCH_PAIRS, DEFAULT_MAX_STEPS, PairingResult, agent_generators, deal_seeds, play_pairing
 from hollywood_env.rules import Rules, resolve_rules
 
 
@@ -158,7 +157,8 @@ def format_tournament(s: dict) -> str:
                      f"| {100 * (row['score'] or 0):.1f}% | {row['results']} |")
     trunc = sum(p["matches_truncated"] for p in s["pairings"])
     if trunc and unit == "match":
-        lines += ["", f"{trunc} matches were truncated at {s['pairings'][0]['max_steps']} decisions and are left out of the rates."]
+        lines += ["", f"{trunc} matches were truncated at {s['pairings'][0]['max_steps']} decisions "
+                      "and are left out of the rates."]
     return "\n".join(lines)
 
 

@@ -21,9 +21,8 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from hollywood_env.rules import PRESETS, Rules
-
 from agents.registry import available_agents
+from hollywood_env.rules import PRESETS, Rules
 
 
 class UsageError(Exception):

@@ -38,11 +38,21 @@ import numpy as np
 from agents.registry import call_policy
 from hollywood_env import core
 from hollywood_env.actions import (
-    BIG_GIN, DISCARD, DRAW_STOCK, KIND_NAMES, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW,
-    PHASE_FIRST_UPCARD, PHASE_NAMES, TAKE_DISCARD, action_name,
+    BIG_GIN,
+    DISCARD,
+    DRAW_STOCK,
+    KNOCK,
+    NUM_ACTIONS,
+    PASS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_FIRST_UPCARD,
+    PHASE_NAMES,
+    TAKE_DISCARD,
+    action_name,
 )
 from hollywood_env.cards import CARD_VALUES, format_card, mask_to_cards, parse_card
-from hollywood_env.melds import best_arrangement, deadwood_after_discard_masks, melds_from_masks
+from hollywood_env.melds import best_arrangement, deadwood_after_discard_masks
 from hollywood_env.observation import encode_one
 from hollywood_env.render import hand_summary
 from hollywood_env.rules import Rules, resolve_rules
@@ -409,7 +419,6 @@ class PlayMatch:
     # --- the view -------------------------------------------------------------------------
     def view(self, opponent_label: str | None = None) -> dict:
         """The person's view, as JSON-ready plain values (see the module docstring)."""
-        st = self.state
         label = opponent_label or self.opponent
         v = {
             "match_id": self.match_id, "version": self.version, "seed": self.seed, "kind": self.kind,
@@ -633,7 +642,7 @@ class PlayMatch:
         }
 
     @classmethod
-    def from_log(cls, log: dict, policy) -> "PlayMatch":
+    def from_log(cls, log: dict, policy) -> PlayMatch:
         """Rebuild a match from its log by replaying its actions (each checked legal; the
         person's seat is replayed, the agent's too, not re-decided). Raises ``ValueError``
         naming what is wrong with a log that does not replay."""

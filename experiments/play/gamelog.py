@@ -47,7 +47,6 @@ from pathlib import Path
 import numpy as np
 
 from hollywood_env.cards import parse_card
-from hollywood_env.rules import Rules
 
 from ..evaluation.stats import t_interval, wilson
 from .game import AGENT, HUMAN, PlayMatch

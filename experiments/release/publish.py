@@ -97,7 +97,7 @@ def main(argv=None) -> int:
              f"## Head-to-head ({args.matches} matches in duplicate pairs, evaluation seed {EVAL_SEED})", "",
              "| agent | opponent | match win rate [95% CI] | by duplicate pair | hand win rate | points per hand |",
              "|---|---|---|---|---|---|"]
-    for agent, run_dir in zip(agents, run_dirs):
+    for agent, run_dir in zip(agents, run_dirs, strict=True):
         for opp in args.opponents:
             s, _ = evaluate(agent, opp, rules, matches=args.matches, seed=EVAL_SEED, reward=cfg.env.reward)
             m = {k: Estimate(**{f: (np.nan if v[f] is None else v[f]) for f in ("value", "low", "high", "n")})

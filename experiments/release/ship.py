@@ -124,7 +124,8 @@ def main(argv=None) -> int:
         "name": args.name, "source_run": run_dir.name, "checkpoint": args.checkpoint,
         "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
         "training_seconds": seconds, "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
-        "evaluations": [], "notes": list(args.note), "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
+        "evaluations": [], "notes": list(args.note),
+        "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
     }
 
     model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
@@ -167,13 +168,13 @@ def reproduce_model(path) -> int:
     hands, seed) and say, for each, whether the new match win rate (hand
     win rate for single hands) lies within the published 95% interval. Exit status 0 when all
     do, 1 otherwise, 2 for a file that is not a shipped model."""
+    import signal
+
     from agents.checkpoint import CheckpointError, load_checkpoint
+    from agents.stopping import TrainingStopped
     from experiments.config.loader import ConfigError, load_config
     from experiments.config.schema import TrainConfig, validate
     from experiments.evaluation.head_to_head import evaluate
-    import signal
-
-    from agents.stopping import TrainingStopped
     from experiments.training.run_writer import new_run_dir
     from experiments.training.train import run_training
     from hollywood_env.rules import Rules

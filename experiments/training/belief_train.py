@@ -29,8 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.belief import (
-    INPUT_SIZE, BeliefNet, LearnedBelief, belief_inputs, default_belief_path, heuristic_probabilities,
-    save_belief, uniform_probabilities,
+    INPUT_SIZE,
+    BeliefNet,
+    LearnedBelief,
+    belief_inputs,
+    default_belief_path,
+    heuristic_probabilities,
+    save_belief,
+    uniform_probabilities,
 )
 from agents.checkpoint import CheckpointError
 from agents.matches import act

@@ -34,9 +34,8 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"hollywood quickstart: error: {e}", file=sys.stderr)
         return 2
-    from experiments.progress import progress_bar as tqdm
-
     from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
+    from experiments.progress import progress_bar as tqdm
 
     print(f"1/2 training {cfg.algo} with {args.config} ({cfg.total_steps:,} learner decisions)")
     run_dir, _ = run_training(cfg)

@@ -21,9 +21,8 @@ import time
 
 
 def main(argv=None) -> int:
-    from hollywood_env.rules import PRESETS
-
     from experiments.config.loader import plain_text
+    from hollywood_env.rules import PRESETS
 
     parser = argparse.ArgumentParser(prog="hollywood sb3-train", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

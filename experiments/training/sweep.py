@@ -34,9 +34,9 @@ import sys
 import time
 from pathlib import Path
 
-from experiments.config.loader import ConfigError, apply_overrides, load_config
 from agents.paths import find_config
 from agents.ray_support import RayUnavailable
+from experiments.config.loader import ConfigError, apply_overrides, load_config
 from experiments.config.schema import TrainConfig
 
 
@@ -88,7 +88,7 @@ def parse_grid(items: list[str] | None) -> list[tuple[str, list[str]]]:
 
 def grid_points(grid: list[tuple[str, list[str]]]) -> list[dict[str, str]]:
     """The product of the grid's lists, first key slowest; one empty point without a grid."""
-    return [dict(zip([k for k, _ in grid], combo)) for combo in itertools.product(*[v for _, v in grid])]
+    return [dict(zip([k for k, _ in grid], combo, strict=True)) for combo in itertools.product(*[v for _, v in grid])]
 
 
 def point_label(point: dict[str, str]) -> str:

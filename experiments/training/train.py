@@ -15,9 +15,9 @@ import signal
 import sys
 from pathlib import Path
 
+from agents.ray_support import RayUnavailable
 from agents.stopping import TrainingStopped
 from experiments.config.loader import ConfigError, load_config
-from agents.ray_support import RayUnavailable
 from experiments.config.schema import TrainConfig, validate
 from experiments.training.run_writer import RunLogger, new_run_dir, read_metrics
 
@@ -180,7 +180,7 @@ def compare_metrics(a: list[dict], b: list[dict], rel_tol: float = 0.0) -> list[
     diffs = []
     if len(a) != len(b):
         diffs.append(f"{len(a)} logged points vs {len(b)}")
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         keys = sorted((set(x) | set(y)) - {"charts/SPS", "charts/SPS_collect"})
         for k in keys:
             vx, vy = x.get(k), y.get(k)
