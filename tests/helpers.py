@@ -152,3 +152,13 @@ def assert_restarts_left_the_run_unchanged(run, caplog, reference) -> None:
     assert sum("rollout worker" in r.getMessage() and "restarting" in r.getMessage() for r in caplog.records) == 2
     strip = lambda xs: [{k: v for k, v in x.items() if k != "charts/worker_restarts"} for x in xs]  # noqa: E731
     assert compare_metrics(strip(reference), strip(got)) == []
+
+
+def stateful_settings(max_examples: int, steps: int):
+    """Hypothesis settings for the suite's state machines: deterministic (``derandomize``, no
+    example database), no deadline, ``max_examples`` runs of up to ``steps`` calls each."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(max_examples=max_examples, stateful_step_count=steps, deadline=None, derandomize=True,
+                    database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+                    print_blob=False)

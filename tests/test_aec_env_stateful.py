@@ -31,8 +31,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import revealed_at_hand_end, swap_hidden, visible_to
-from hypothesis import HealthCheck, settings
+from helpers import revealed_at_hand_end, stateful_settings, swap_hidden, visible_to
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 from pettingzoo.utils.env_logger import EnvLogger
@@ -608,9 +607,8 @@ class AECMachine(RuleBasedStateMachine):
             assert not legal & {DRAW_STOCK, TAKE_DISCARD, PASS}
 
 
-FAST = settings(max_examples=5, stateful_step_count=40, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], print_blob=False)
-HEAVY = settings(FAST, max_examples=60, stateful_step_count=150)
+FAST = stateful_settings(5, 40)
+HEAVY = stateful_settings(60, 150)
 
 
 def machine_for(rules: Rules) -> type:

@@ -39,7 +39,7 @@ pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (pip ins
 
 import warnings  # noqa: E402
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from helpers import stateful_settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import (  # noqa: E402
     RuleBasedStateMachine,
@@ -609,9 +609,8 @@ class PlayAPIMachine(RuleBasedStateMachine):
             self.accepted_view(self.latest, json.loads(json.dumps(self.service.get(self.latest).view())))
 
 
-FAST = settings(max_examples=4, stateful_step_count=25, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], print_blob=False)
-HEAVY = settings(FAST, max_examples=40, stateful_step_count=80)
+FAST = stateful_settings(4, 25)
+HEAVY = stateful_settings(40, 80)
 
 
 def machine_for(rules: Rules) -> type:
