@@ -114,7 +114,7 @@ if __doc__:  # None under python -OO
     __doc__ = __doc__.replace("{OBSERVATION_TABLE}", OBSERVATION_TABLE)
 from .render import hand_summary, render_state
 from .rewards import RewardConfig, episode_ends, resolve_reward, shaped_rewards_one
-from .rules import Rules, resolve_rules
+from .rules import Rules, check_positive_int, resolve_rules
 from .selfplay import slot_seeds_for
 from .vector_env import ResetNeededError, observation_space_for
 
@@ -169,9 +169,7 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
-                                      or max_steps < 1):
-            raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+        check_positive_int("max_steps", max_steps, allow_none=True)
         self.rules = resolve_rules(rules)
         self.reward_config = resolve_reward(reward, per_hand_episodes)
         self.max_steps = max_steps

@@ -59,7 +59,7 @@ from .actions import (
 )
 from .cards import CARD_BITS, CARD_VALUES, NUM_CARDS, STOCK_START, UPCARD_POS, deal_decks, first_dealer, splitmix64
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, event_code
-from .rules import Rules, resolve_rules
+from .rules import Rules, check_positive_int, resolve_rules
 from .scoring import BatchScoresheet, settle_hands
 
 #: games of a State: indices, or a bool mask ``(B,)``
@@ -174,10 +174,8 @@ def slot_seeds(seed: SeedOrSlots, batch_size: int) -> np.ndarray:
 def init(batch_size: int, rules: Rules | str | None = None, seed: SeedOrSlots = None,
          max_steps: int | None = None) -> State:
     """Start ``batch_size`` matches. ``seed``: an int, or an array of per-game slot seeds."""
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    if max_steps is not None and max_steps < 1:
-        raise ValueError(f"max_steps must be a positive int or None, got {max_steps!r}")
+    check_positive_int("batch_size", batch_size)
+    check_positive_int("max_steps", max_steps, allow_none=True)
     rules = resolve_rules(rules)
     b, c = int(batch_size), rules.columns
     z = lambda dt=np.int64: np.zeros(b, dtype=dt)  # noqa: E731
