@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# CPU build of torch from local disk first; the pyproject range (torch>=2.2) then installs nothing more.
 	$(BIN)/pip install -q torch==2.13.0 || $(BIN)/pip install -q "torch>=2.2"
-	$(BIN)/pip install -q -e ".[dev,plot,play,play-test,sb3,docs]"
+	$(BIN)/pip install -q -e ".[dev,fast,plot,play,play-test,sb3,docs]"
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -187,7 +187,6 @@ class raw_env(AECEnv, EzPickle):
         self.state: core.State | None = None
         self._next_hand = False
         self._last_summary: dict | None = None
-        self._obs_cache: dict = {}
         self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between hands
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -212,7 +211,6 @@ class raw_env(AECEnv, EzPickle):
                 core.reset_games(st, np.ones(1, dtype=bool))
         self._next_hand = False
         self._last_summary = None
-        self._obs_cache = {}
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -224,27 +222,35 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self._obs_cache.get(agent)
-        if obs is None:
-            if self.state is None:
-                raise ResetNeededError("reset() must be called before observe() (or last())")
-            p = self._names.index(agent)
-            if (agent == self.agent_selection and agent in self.terminations
-                    and not (self.terminations[agent] or self.truncations[agent])):
-                mask = self.state.legal_action_mask[0].astype(np.int8)
-            else:
-                mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-            obs = {"observation": encode_one(self.state, 0, p, sheet_cache=self._sheet_cache), "action_mask": mask}
-            self._obs_cache[agent] = obs
-        return {"observation": obs["observation"].copy(), "action_mask": obs["action_mask"].copy()}
+        st = self.state
+        if st is None:
+            raise ResetNeededError("reset() must be called before observe() (or last())")
+        p = self._seat(agent)
+        if (agent == self.agent_selection and agent in self.terminations
+                and not (self.terminations[agent] or self.truncations[agent])):
+            mask = st.legal_action_mask[0].astype(np.int8)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        # computed afresh at each call (a compiled call with numba): the caller owns the arrays
+        return {"observation": encode_one(st, 0, p, sheet_cache=self._sheet_cache), "action_mask": mask}
+
+    def _seat(self, agent: str) -> int:
+        names = self._names
+        if agent == names[0]:
+            return 0
+        if agent == names[1]:
+            return 1
+        raise ValueError(f"unknown agent {agent!r}; the agents are {', '.join(names)}")
 
     def last(self, observe: bool = True) -> tuple:
         """PettingZoo's ``last()``; once every agent is done (each stepped with None) there is no
         agent to report on, so it raises ``ResetNeededError`` saying to call ``reset()``."""
-        if self.state is not None and self.agent_selection not in self._cumulative_rewards:
+        agent = self.agent_selection
+        if self.state is not None and agent not in self._cumulative_rewards:
             raise ResetNeededError("the episode is over (every agent is done and has stepped with None): "
                                    "call reset() before last()")
-        return super().last(observe)
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: int | np.integer | None) -> None:
         if self.state is None:
@@ -258,17 +264,26 @@ class raw_env(AECEnv, EzPickle):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
-            self._obs_cache = {}
             return
-        a = self.check_action(agent, action)
+        self._play(agent, self.check_action(agent, action))
+
+    def _play(self, agent: str, a: int) -> None:
+        """Play the legal action ``a`` (an int) of ``agent``, the agent to act."""
         st = self.state
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        core.step(st, np.array([a], dtype=np.int64))
-        self._obs_cache = {}
+        names = self._names
+        if core.step_one(st, a) and not st.truncated[0]:
+            # a simple move: no hand ended, no rewards (what the general code below would find)
+            self.rewards = {names[0]: 0.0, names[1]: 0.0}
+            self._last_summary = None
+            self.agent_selection = names[st.current_player[0]]
+            if self.render_mode == "human":
+                self.render()
+            return
         r0, r1 = shaped_rewards_one(st, self.reward_config)
-        self.rewards = {self._names[0]: r0, self._names[1]: r1}
-        summary = hand_summary(st, 0, self._names) if st.hand_ended[0] else None
+        self.rewards = {names[0]: r0, names[1]: r1}
+        summary = hand_summary(st, 0, names) if st.hand_ended[0] else None
         self._last_summary = summary  # the full record: only its views reach the agents
         if summary is not None:
             for name in self.agents:
@@ -279,7 +294,7 @@ class raw_env(AECEnv, EzPickle):
             self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
             self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
         self._accumulate_rewards()
-        self.agent_selection = self._names[int(st.current_player[0])]
+        self.agent_selection = names[int(st.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
@@ -319,6 +334,8 @@ class raw_env(AECEnv, EzPickle):
         """``action`` as an int if it is legal for ``agent`` (the agent to act), else an error:
         ``ValueError`` for None, ``TypeError`` for a non-integer, :class:`IllegalActionError`
         naming the legal actions for one the mask forbids. Changes nothing."""
+        if type(action) is int and 0 <= action < NUM_ACTIONS and self.state.legal_action_mask[0, action]:
+            return action
         if action is None:
             raise ValueError(f"{agent} is to act: an action in 0..{NUM_ACTIONS - 1} is expected, got None")
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
@@ -425,9 +442,11 @@ class classic_env(raw_env):
             self._accumulate_rewards()
             self._deads_step_first()
             self._ended_illegal = True
-            self._obs_cache = {}
             return
-        super().step(action)
+        if dead:
+            super().step(action)
+        else:
+            self._play(agent, int(action))
 
 
 class _OrderEnforcingIter:

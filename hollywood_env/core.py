@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from . import melds as M
 from .actions import (
     BIG_GIN,
@@ -516,6 +517,19 @@ def step(state: State, actions: np.ndarray, games: Games | None = None) -> State
     return state
 
 
+def step_one(state: State, action: int) -> bool:
+    """:func:`step` for a one-game state and one action (a Python int), with less overhead (the
+    AEC env's step). Returns True when the move was a simple one (take the discard, pass, draw,
+    a discard that does not reach the wall): then no hand ended, and it left no rewards or
+    events. Illegal actions raise ``IllegalActionError`` as :func:`step` does."""
+    if state.phase.shape[0] != 1:
+        raise ValueError(f"step_one steps a one-game state; this one has {state.batch_size} games (use step)")
+    if _step_one(state, action):
+        return True
+    step(state, np.array([action], dtype=np.int64))
+    return False
+
+
 def _pile_top(state: State, g: np.ndarray) -> np.ndarray:
     """The top card of the pile of games ``g``, -1 where it is empty."""
     size = state.pile_size[g]
@@ -561,7 +575,10 @@ def _flat(a: np.ndarray) -> np.ndarray:
 
 def _step_one(state: State, a: int) -> bool:
     """Apply action ``a`` to the only game of a one-game state if it is a simple move (see
-    above); return False, with nothing changed, when the batched path must handle it."""
+    above); return False, with nothing changed, when the batched path must handle it. With
+    numba (:mod:`hollywood_env.kernels`) the move and the mask are one compiled call."""
+    if kernels.AVAILABLE:
+        return _step_one_compiled(state, a)
     if state.terminated[0] or state.truncated[0] or not 0 <= a < NUM_ACTIONS or not state.legal_action_mask[0, a]:
         return False
     if KNOCK <= a < DRAW_STOCK or a == BIG_GIN:
@@ -609,6 +626,23 @@ def _step_one(state: State, a: int) -> bool:
     if state.max_steps is not None and state.step_count[0] >= state.max_steps:
         state.truncated[0] = True  # a simple move never ends the match, so it is not terminated
     _legal_mask_one(state)
+    return True
+
+
+def _step_one_compiled(state: State, a: int) -> bool:
+    """:func:`_step_one` as :func:`hollywood_env.kernels.step_simple`."""
+    rules = state.rules
+    ended = state.hand_ended[0]
+    if not kernels.step_simple(a, state.hands, state.known, state.discarded, state.pile, state.pile_size, state.deck,
+                               state.stock_pos, state.taken_card, state.current_player, state.phase, state.dealer,
+                               state.knock_limit, state.log, state.log_size, state.step_count, state.terminated,
+                               state.truncated, state.legal_action_mask, rules.wall_stock_size,
+                               -1 if state.max_steps is None else state.max_steps,
+                               rules.forbid_discard_of_taken_card, rules.big_gin):
+        return False
+    if ended:  # only a hand's end leaves events and rewards to clear
+        state.rewards[:] = 0
+        _clear_events(state, slice(None))
     return True
 
 

@@ -54,14 +54,16 @@ import numpy as np
 from .cards import NUM_CARDS
 
 __all__ = [
-    "EVENT_TAKE", "EVENT_DECLINE", "EVENT_DISCARD", "LOG_CAPACITY", "HISTORY_PLANES", "HISTORY_SIZE",
+    "EVENT_TAKE", "EVENT_DECLINE", "EVENT_DISCARD", "NUM_EVENT_KINDS", "LOG_CAPACITY", "HISTORY_PLANES",
+    "HISTORY_SIZE",
     "event_code", "decode_events", "encode_history", "encode_history_arrays", "no_history",
 ]
 
 EVENT_TAKE = 0
 EVENT_DECLINE = 1
 EVENT_DISCARD = 2
-_KINDS = 3
+#: the number of event kinds (an event code is (actor * NUM_EVENT_KINDS + kind) * 52 + card)
+NUM_EVENT_KINDS = 3
 #: events kept per hand (a hand rarely has more than 70)
 LOG_CAPACITY = 128
 
@@ -79,7 +81,7 @@ _TURN_SCALE = 20.0
 def event_code(actor: int | np.ndarray, kind: int | np.ndarray, card: int | np.ndarray) -> np.ndarray:
     """The ``int16`` code of the event ``kind`` (``EVENT_*``) of ``card`` by seat ``actor``
     (scalars or arrays)."""
-    return ((np.asarray(actor) * _KINDS + kind) * NUM_CARDS + np.asarray(card)).astype(np.int16)
+    return ((np.asarray(actor) * NUM_EVENT_KINDS + kind) * NUM_CARDS + np.asarray(card)).astype(np.int16)
 
 
 def decode_events(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,7 +89,7 @@ def decode_events(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     codes = np.asarray(codes).astype(np.int64)
     valid = codes >= 0
     c = np.where(valid, codes, 0)
-    actor, kind, card = c // (_KINDS * NUM_CARDS), (c // NUM_CARDS) % _KINDS, c % NUM_CARDS
+    actor, kind, card = c // (NUM_EVENT_KINDS * NUM_CARDS), (c // NUM_CARDS) % NUM_EVENT_KINDS, c % NUM_CARDS
     return np.where(valid, actor, -1), np.where(valid, kind, -1), np.where(valid, card, -1)
 
 

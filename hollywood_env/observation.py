@@ -85,8 +85,14 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
     ``sheet_cache``: as for :func:`encode`."""
     g = int(game)
     me = int(state.current_player[g]) if viewer is None else int(viewer)
-    opp = 1 - me
     out = np.empty(observation_size(state.rules), dtype=np.float32)
+    sheet = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
+    if kernels.AVAILABLE:  # the same values, in one compiled call
+        kernels.encode_into(out, g, me, state.hands, state.known, state.discarded, state.pile, state.pile_size,
+                            state.stock_pos, state.phase, state.dealer, state.knock_limit, state.multiplier,
+                            state.hand_number, np.asarray(sheet, dtype=np.float32))
+        return out
+    opp = 1 - me
     size = int(state.pile_size[g])
     hands, known, discarded = state.hands[g], state.known[g], state.discarded[g]
     planes = np.array([hands[me], _CARD_BIT_OR_ZERO[state.pile[g, size - 1] if size > 0 else NUM_CARDS], 0,
@@ -102,7 +108,7 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
         int(state.dealer[g]) == me, int(state.knock_limit[g]) / 10.0, int(state.multiplier[g]) > 1,
         min(int(state.hand_number[g]), 100) / 100.0,
     )
-    out[SHEET_START:] = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
+    out[SHEET_START:] = sheet
     return out
 
 
@@ -259,3 +265,7 @@ class SheetCache:
             b = self._features.shape[0]
             return self._features.reshape(2 * b, -1)[2 * self._rows + viewer]
         return self._features[self._rows[games], viewer]
+
+
+# the compiled encode_one (kernels reads this module's layout, so it is imported once the layout exists)
+from . import kernels  # noqa: E402

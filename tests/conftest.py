@@ -41,3 +41,16 @@ def reshuffle_hidden():
         return other
 
     return reshuffle
+
+
+@pytest.fixture(params=["compiled", "python"])
+def single_game_path(request, monkeypatch):
+    """Run a test twice: with the compiled single-game kernels (:mod:`hollywood_env.kernels`, when
+    numba is installed) and with the Python-int / numpy path they replace."""
+    from hollywood_env import kernels
+
+    if request.param == "compiled" and not kernels.AVAILABLE:
+        pytest.skip("numba is not installed (the fast extra), or HOLLYWOOD_GIN_NUMBA=0")
+    if request.param == "python":
+        monkeypatch.setattr(kernels, "AVAILABLE", False)
+    return request.param

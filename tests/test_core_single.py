@@ -8,7 +8,7 @@ import pytest
 from helpers import driver_policy, preset_seed, random_hands
 
 from hollywood_env import actions as A
-from hollywood_env import core
+from hollywood_env import core, kernels
 from hollywood_env import melds as M
 from hollywood_env.rules import PRESETS, Rules
 
@@ -33,6 +33,25 @@ def test_python_int_melds_equal_the_batched_functions():
     big = [M.is_big_gin_one(h) for h in hands]
     assert big == (M.min_deadwood_masks(masks) == 0).tolist()
     assert sum(big) > 5
+
+
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+def test_compiled_melds_equal_the_python_int_melds():
+    rng = np.random.default_rng(8)
+    hands = random_hands(rng, 20_000)
+    assert [kernels.min_deadwood(h) for h in hands] == [M.min_deadwood_one(h) for h in hands]
+    limits = rng.integers(0, 11, len(hands)).tolist()
+    allowed = [h & ~(1 << int(c)) for h, c in zip(hands, rng.integers(0, 52, len(hands)), strict=True)]
+    got = [kernels.knock_discards(h, lim, a) for h, lim, a in zip(hands, limits, allowed, strict=True)]
+    assert got == [M.knock_discards_one(h, lim, a) for h, lim, a in zip(hands, limits, allowed, strict=True)]
+    assert sum(g != 0 for g in got) > 200, "the sample should contain many hands that can knock"
+    big = [kernels.is_big_gin(h) for h in hands]
+    assert big == [M.is_big_gin_one(h) for h in hands] and sum(big) > 5
+    # hands with sets of four, where the set choices multiply
+    quads = [h for h in hands if any(((h >> r) & (h >> (13 + r)) & (h >> (26 + r)) & (h >> (39 + r))) & 1
+                                     for r in range(13))]
+    assert len(quads) > 50
+    assert [kernels.min_deadwood(h) for h in quads] == [M.min_deadwood_one(h) for h in quads]
 
 
 def game_fields(state, g):
@@ -104,7 +123,7 @@ def count_fast_path(monkeypatch):
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_single_game_path_equals_batched_path(preset):
+def test_single_game_path_equals_batched_path(preset, single_game_path):
     counts = play_both_paths(Rules.preset(preset), n_matches=6, seed=preset_seed(preset))
     assert counts["matches"] == 6
     assert counts["knocks"] > 0 and counts["fast"] > 0.8 * counts["steps"]
@@ -115,17 +134,17 @@ def test_single_game_path_equals_batched_path(preset):
     Rules(short_session=True, forbid_discard_of_taken_card=False),
     Rules(wall_stock_size=12, knock_limit=3, columns=2, target=60, next_dealer="alternate"),
 ], ids=["big_gin", "short_session_may_discard_taken", "wall12_knock3_alternate"])
-def test_single_game_path_equals_batched_path_options(rules):
+def test_single_game_path_equals_batched_path_options(rules, single_game_path):
     counts = play_both_paths(rules, n_matches=6, seed=11)
     assert counts["matches"] == 6 and counts["fast"] > 0
 
 
-def test_single_game_path_truncates_like_the_batched_path():
+def test_single_game_path_truncates_like_the_batched_path(single_game_path):
     counts = play_both_paths(Rules(), n_matches=6, seed=3, max_steps=23)
     assert counts["truncated"] == 6
 
 
-def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batched_checks():
+def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batched_checks(single_game_path):
     state = core.init(1, "hollywood", seed=0)
     with pytest.raises(core.IllegalActionError, match=r"illegal action 104 \(draw stock\) in game 0"):
         core.step(state, np.array([A.DRAW_STOCK]))
@@ -141,6 +160,6 @@ def test_single_game_path_leaves_illegal_actions_and_finished_games_to_the_batch
 
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_single_game_path_equals_batched_path_many_matches(preset):
+def test_single_game_path_equals_batched_path_many_matches(preset, single_game_path):
     counts = play_both_paths(Rules.preset(preset), n_matches=60, seed=preset_seed(preset, offset=1000))
     assert counts["matches"] == 60

@@ -439,7 +439,7 @@ def test_aec_env_equals_the_vector_env_learner_view():
 # --- no information leak ------------------------------------------------------------------------
 
 
-def test_observations_do_not_depend_on_hidden_cards_or_stock_order():
+def test_observations_do_not_depend_on_hidden_cards_or_stock_order(single_game_path):
     rng = np.random.default_rng(0)
     for rules in (Rules(), Rules.preset("oklahoma")):
         state = core.init(128, rules, seed=5)
@@ -653,7 +653,7 @@ def _reference_encode(state, viewer=None):
     return out
 
 
-def test_encoder_matches_the_documented_layout():
+def test_encoder_matches_the_documented_layout(single_game_path):
     rng = np.random.default_rng(3)
     for rules in (Rules(target=20), Rules.preset("oklahoma"), Rules.preset("gin-rummy")):
         state = core.init(24, rules, seed=9)

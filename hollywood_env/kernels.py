@@ -1,0 +1,327 @@
+"""Compiled single-game kernels: one game's simple moves, legal mask and observation in one call.
+
+With one game (the AEC env, a planner stepping one position) numpy's per-call overhead is most
+of a step's cost, and Python-int code is what :func:`hollywood_env.core.step` runs there by
+default. When `numba <https://numba.pydata.org>`_ is installed (the ``fast`` extra) the functions
+of this module are compiled to machine code on first use and cached on disk, and the core and
+:func:`hollywood_env.observation.encode_one` call them instead:
+
+=========================  =================================================================
+function                   what it computes, for one game
+=========================  =================================================================
+:func:`min_deadwood`       ``melds.min_deadwood_one``: the minimum deadwood of a hand mask
+:func:`knock_discards`     ``melds.knock_discards_one``: the discards that leave a knock
+:func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
+:func:`step_simple`        a move that cannot end a hand (take the discard, pass, draw, a
+                           discard short of the wall) and the legal mask after it, in place
+                           on the arrays of a one-game ``State``; returns False, with nothing
+                           changed, for every other move (the batched path takes those)
+:func:`encode_into`        the observation of ``observation.encode_one``
+=========================  =================================================================
+
+Each is the same rule written a second time, for speed. The readable definitions stay where
+they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step`,
+:func:`hollywood_env.observation.encode`), and the tests compare these kernels with them over
+random matches of every preset, field by field and bit for bit.
+
+``AVAILABLE`` is False when numba is missing or the environment variable
+``HOLLYWOOD_GIN_NUMBA=0`` is set; then nothing here is called and the Python-int and numpy
+paths run instead (the same results, slower). Hand masks are 52-bit ints; inside the kernels
+they are ``int64`` (the bits of the ``uint64`` State arrays, never negative).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .actions import BIG_GIN, DRAW_STOCK, KNOCK, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
+from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
+from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
+from .melds import RUN_VALUE, SUIT_VALUE
+from .observation import (
+    DOUBLED, HAND, HAND_NUMBER, IS_DEALER, KNOCK_LIMIT, OPP_DISCARDED, OPP_KNOWN, OWN_DISCARDED, PHASE, PILE,
+    PILE_TOP, SHEET_START, STOCK,
+)
+
+__all__ = ["AVAILABLE", "min_deadwood", "knock_discards", "is_big_gin", "step_simple", "encode_into"]
+
+
+def _numba_njit():
+    """numba's ``njit(cache=True)``, or None without numba or with ``HOLLYWOOD_GIN_NUMBA=0``."""
+    if os.environ.get("HOLLYWOOD_GIN_NUMBA", "1").strip() == "0":
+        return None
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(cache=True, nogil=True)
+
+
+_njit = _numba_njit()
+#: whether the kernels are compiled (numba installed and not switched off)
+AVAILABLE = _njit is not None
+if _njit is None:
+    def _njit(f):  # the plain Python functions: correct, only slow (never used by the core then)
+        return f
+
+# tables, frozen into the compiled code as constants
+_SV = SUIT_VALUE.astype(np.int64)
+_RV = RUN_VALUE.astype(np.int64)
+_RANK_V = RANK_VALUES.astype(np.int64)
+_CARD_V = CARD_VALUES.astype(np.int64)
+_SUIT = 0x1FFF
+
+
+@_njit
+def _set_choice(p0, p1, p2, p3, low, value, four, c):
+    """Choice ``c`` for the rank ``low`` (held 3+ times): the cards it takes out of suits 0..3
+    as a set, and their value. 0: no set; 1: all the suits holding it; 2..5 (held 4 times): the
+    three suits other than suit ``c - 2``."""
+    if c == 0:
+        return 0, 0, 0, 0, 0
+    if c == 1:
+        if four:
+            return low, low, low, low, 4 * value
+        return p0 & low, p1 & low, p2 & low, p3 & low, 3 * value
+    s = c - 2
+    return (0 if s == 0 else low), (0 if s == 1 else low), (0 if s == 2 else low), (0 if s == 3 else low), 3 * value
+
+
+@_njit
+def min_deadwood(mask):
+    """The minimum deadwood of the hand ``mask`` (up to 11 cards): every combination of set
+    choices for the ranks held 3+ times (at most three such ranks), the rest of each suit melded
+    in runs as far as it goes."""
+    p0, p1, p2, p3 = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
+    total = _SV[p0] + _SV[p1] + _SV[p2] + _SV[p3]
+    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    if three == 0:
+        return total - _RV[p0] - _RV[p1] - _RV[p2] - _RV[p3]
+    four = p0 & p1 & p2 & p3
+    # the (up to three) ranks held 3+ times, lowest first; a missing one has a single choice
+    lows = [0, 0, 0]
+    n = 0
+    rest = three
+    while rest != 0 and n < 3:
+        low = rest & -rest
+        lows[n] = low
+        n += 1
+        rest ^= low
+    counts = [1, 1, 1]
+    values = [0, 0, 0]
+    for i in range(n):
+        low = lows[i]
+        r = 0
+        while (low >> r) != 1:
+            r += 1
+        values[i] = _RANK_V[r]
+        counts[i] = 6 if four & low else 2
+    best = total
+    for c0 in range(counts[0]):
+        a0, a1, a2, a3, av = _set_choice(p0, p1, p2, p3, lows[0], values[0], (four & lows[0]) != 0, c0)
+        for c1 in range(counts[1]):
+            b0, b1, b2, b3, bv = _set_choice(p0, p1, p2, p3, lows[1], values[1], (four & lows[1]) != 0, c1)
+            for c2 in range(counts[2]):
+                d0, d1, d2, d3, dv = _set_choice(p0, p1, p2, p3, lows[2], values[2], (four & lows[2]) != 0, c2)
+                r0, r1, r2, r3 = a0 | b0 | d0, a1 | b1 | d1, a2 | b2 | d2, a3 | b3 | d3
+                dw = total - av - bv - dv - _RV[p0 ^ r0] - _RV[p1 ^ r1] - _RV[p2 ^ r2] - _RV[p3 ^ r3]
+                if dw < best:
+                    best = dw
+    return best
+
+
+@_njit
+def _loose(mask):
+    """``(loose cards, their value)``: the cards in no stretch of 3+ ranks of their suit and of
+    no rank held 3+ times (they are deadwood in every arrangement)."""
+    total_loose = 0
+    value = 0
+    p0, p1, p2, p3 = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
+    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    for s in range(4):
+        p = (mask >> (13 * s)) & _SUIT
+        seg = p & (p >> 1) & (p >> 2)
+        run = (seg | (seg << 1) | (seg << 2)) & _SUIT
+        loose = p & ~(run | three)
+        total_loose |= loose << (13 * s)
+        value += _SV[loose]
+    return total_loose, value
+
+
+@_njit
+def knock_discards(mask, limit, allowed):
+    """The cards of ``allowed`` (held in ``mask``) whose discard leaves deadwood <= ``limit``."""
+    loose, loose_value = _loose(mask)
+    if loose_value > limit + 10:  # discarding a card lowers this lower bound by at most 10
+        return 0
+    out = 0
+    rest = allowed & mask
+    for c in range(NUM_CARDS):
+        bit = 1 << c
+        if rest & bit == 0:
+            continue
+        bound = loose_value - _CARD_V[c] if loose & bit else loose_value
+        if bound <= limit and min_deadwood(mask ^ bit) <= limit:
+            out |= bit
+    return out
+
+
+@_njit
+def is_big_gin(mask):
+    """True when all the cards of ``mask`` (11 for a big gin) fit in melds."""
+    loose, _ = _loose(mask)
+    return loose == 0 and min_deadwood(mask) == 0
+
+
+@_njit
+def _legal_mask(row, phase, hand, taken, knock_limit, forbid_taken, big_gin):
+    """The legal mask of a running game, written into ``row`` (108 bools)."""
+    row[:] = False
+    if phase == PHASE_DRAW:
+        row[DRAW_STOCK] = True
+        row[TAKE_DISCARD] = True
+    elif phase == PHASE_FIRST_UPCARD:
+        row[TAKE_DISCARD] = True
+        row[PASS] = True
+    elif phase == PHASE_DISCARD:
+        allowed = hand
+        if forbid_taken and taken >= 0:
+            allowed &= ~(1 << taken)
+        for c in range(NUM_CARDS):
+            if (allowed >> c) & 1:
+                row[c] = True
+        knock = knock_discards(hand, knock_limit, allowed)
+        if knock != 0:
+            for c in range(NUM_CARDS):
+                if (knock >> c) & 1:
+                    row[KNOCK + c] = True
+        if big_gin and is_big_gin(hand):
+            row[BIG_GIN] = True
+
+
+@_njit
+def _log(log, log_size, actor, kind, card):
+    """Append an event to the log of game 0 (a full log keeps its first events; no card, no event)."""
+    pos = log_size[0]
+    if pos < LOG_CAPACITY and card >= 0:
+        log[0, pos] = (actor * NUM_EVENT_KINDS + kind) * NUM_CARDS + card
+        log_size[0] = pos + 1
+
+
+@_njit
+def _draw(hands, deck, stock_pos, taken_card, phase, p):
+    """Player ``p`` of game 0 draws the top card of the stock."""
+    pos = stock_pos[0]
+    hands[0, p] = np.uint64(np.int64(hands[0, p]) | (np.int64(1) << np.int64(deck[0, pos])))
+    stock_pos[0] = pos + 1
+    taken_card[0] = -1
+    phase[0] = PHASE_DISCARD
+
+
+@_njit
+def step_simple(a, hands, known, discarded, pile, pile_size, deck, stock_pos, taken_card, current_player, phase,
+                dealer, knock_limit, log, log_size, step_count, terminated, truncated, legal_action_mask,
+                wall_stock_size, max_steps, forbid_taken, big_gin):
+    """Apply action ``a`` to the only game of a one-game State if it is a simple move (see the
+    module docstring) and write the legal mask after it; return False, with nothing changed,
+    otherwise (a knock, a big gin, a discard that ends the hand in a wall, an illegal action, a
+    finished game).
+
+    The arrays are the State's fields themselves (batch size 1); the rules' fields follow, and
+    ``max_steps`` is -1 for no limit. Events and rewards are the caller's.
+    """
+    if terminated[0] or truncated[0] or a < 0 or a >= legal_action_mask.shape[1] or not legal_action_mask[0, a]:
+        return False
+    if (KNOCK <= a < DRAW_STOCK) or a == BIG_GIN:
+        return False
+    if a < KNOCK and NUM_CARDS - stock_pos[0] == wall_stock_size:
+        return False  # this discard ends the hand in a wall
+    p = np.int64(current_player[0])
+    if a < KNOCK:  # a plain discard
+        _log(log, log_size, p, EVENT_DISCARD, a)
+        bit = np.int64(1) << a
+        hands[0, p] = np.uint64(np.int64(hands[0, p]) ^ bit)
+        known[0, p] = np.uint64(np.int64(known[0, p]) & ~bit)
+        discarded[0, p] = np.uint64(np.int64(discarded[0, p]) | bit)
+        size = pile_size[0]
+        pile[0, size] = a
+        pile_size[0] = size + 1
+        taken_card[0] = -1
+        current_player[0] = 1 - p
+        phase[0] = PHASE_DRAW
+    elif a == TAKE_DISCARD:
+        size = pile_size[0] - 1
+        top = np.int64(pile[0, size])
+        _log(log, log_size, p, EVENT_TAKE, top)
+        pile_size[0] = size
+        bit = np.int64(1) << top
+        hands[0, p] = np.uint64(np.int64(hands[0, p]) | bit)
+        known[0, p] = np.uint64(np.int64(known[0, p]) | bit)
+        taken_card[0] = top
+        phase[0] = PHASE_DISCARD
+    else:  # PASS or DRAW_STOCK: the top card is declined
+        top = np.int64(pile[0, pile_size[0] - 1]) if pile_size[0] > 0 else -1
+        _log(log, log_size, p, EVENT_DECLINE, top)
+        if a == DRAW_STOCK:
+            _draw(hands, deck, stock_pos, taken_card, phase, p)
+        else:
+            d = np.int64(dealer[0])
+            if p != d:
+                current_player[0] = d
+            else:  # the dealer passed too: the non-dealer draws from the stock
+                current_player[0] = 1 - d
+                _draw(hands, deck, stock_pos, taken_card, phase, 1 - d)
+    step_count[0] += 1
+    row = legal_action_mask[0]
+    if max_steps >= 0 and step_count[0] >= max_steps:
+        truncated[0] = True  # a simple move never ends the match, so it is not terminated
+        row[:] = False
+        return True
+    cur = np.int64(current_player[0])
+    _legal_mask(row, np.int64(phase[0]), np.int64(hands[0, cur]), np.int64(taken_card[0]), np.int64(knock_limit[0]),
+                forbid_taken, big_gin)
+    return True
+
+
+# the observation's slices as start offsets (numba reads int constants, not slices)
+_HAND, _PILE_TOP, _PILE, _PHASE = HAND.start, PILE_TOP.start, PILE.start, PHASE.start
+_OPP_KNOWN, _OPP_DISCARDED, _OWN_DISCARDED = OPP_KNOWN.start, OPP_DISCARDED.start, OWN_DISCARDED.start
+
+
+@_njit
+def _plane(out, start, cards):
+    """Set ``out[start + c] = 1`` for each card ``c`` of the mask ``cards``."""
+    for c in range(NUM_CARDS):
+        if (cards >> c) & 1:
+            out[start + c] = 1.0
+
+
+@_njit
+def encode_into(out, g, me, hands, known, discarded, pile, pile_size, stock_pos, phase, dealer, knock_limit,
+                multiplier, hand_number, sheet):
+    """Write the observation of game ``g`` seen by seat ``me`` into ``out`` (float32, ``D``):
+    the layout of :mod:`hollywood_env.observation`; ``sheet`` is its ``SHEET`` part, already
+    computed. The arrays are the State's fields themselves."""
+    opp = 1 - me
+    out[:STOCK] = 0.0
+    _plane(out, _HAND, np.int64(hands[g, me]))
+    size = pile_size[g]
+    if size > 0:
+        out[_PILE_TOP + np.int64(pile[g, size - 1])] = 1.0
+        for i in range(size):
+            out[_PILE + np.int64(pile[g, i])] = np.float32((i + 1) / size)
+    _plane(out, _OPP_KNOWN, np.int64(known[g, opp]))
+    _plane(out, _OPP_DISCARDED, np.int64(discarded[g, opp]))
+    _plane(out, _OWN_DISCARDED, np.int64(discarded[g, me]))
+    ph = phase[g]
+    out[STOCK] = np.float32((NUM_CARDS - stock_pos[g]) / 31.0)
+    out[_PHASE] = 1.0 if ph == PHASE_FIRST_UPCARD else 0.0
+    out[_PHASE + 1] = 1.0 if ph == PHASE_DRAW else 0.0
+    out[_PHASE + 2] = 1.0 if ph == PHASE_DISCARD else 0.0
+    out[IS_DEALER] = 1.0 if dealer[g] == me else 0.0
+    out[KNOCK_LIMIT] = np.float32(knock_limit[g] / 10.0)
+    out[DOUBLED] = 1.0 if multiplier[g] > 1 else 0.0
+    out[HAND_NUMBER] = np.float32(min(hand_number[g], 100) / 100.0)
+    out[SHEET_START:] = sheet
