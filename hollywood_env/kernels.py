@@ -1,10 +1,10 @@
-"""Compiled single-game kernels: one game's simple moves, legal mask and observation in one call.
+"""Compiled single-game kernels: one game's simple moves and legal mask in one call.
 
 With one game (the AEC env, a planner stepping one position) numpy's per-call overhead is most
 of a step's cost, and Python-int code is what :func:`hollywood_env.core.step` runs there by
 default. When `numba <https://numba.pydata.org>`_ is installed (the ``fast`` extra) the functions
-of this module are compiled to machine code on first use and cached on disk, and the core and
-:func:`hollywood_env.observation.encode_one` call them instead:
+of this module are compiled to machine code on first use and cached on disk, and the core calls
+them instead:
 
 =========================  =================================================================
 function                   what it computes, for one game
@@ -16,13 +16,15 @@ function                   what it computes, for one game
                            discard short of the wall) and the legal mask after it, in place
                            on the arrays of a one-game ``State``; returns False, with nothing
                            changed, for every other move (the batched path takes those)
-:func:`encode_into`        the observation of ``observation.encode_one``
 =========================  =================================================================
+
+:func:`jit` compiles a function the same way, for the modules that own a compiled kernel of
+their own (the observation's ``encode_one``).
 
 Each is the same rule written a second time, for speed. The readable definitions stay where
 they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step`,
-:func:`hollywood_env.observation.encode`), and the tests compare these kernels with them over
-random matches of every preset, field by field and bit for bit.
+:func:`hollywood_env.observation.encode`), and the tests compare the compiled code with them
+over random matches of every preset, field by field and bit for bit.
 
 ``AVAILABLE`` is False when numba is missing or the environment variable
 ``HOLLYWOOD_GIN_NUMBA=0`` is set; then nothing here is called and the Python-int and numpy
@@ -40,12 +42,8 @@ from .actions import BIG_GIN, DRAW_STOCK, KNOCK, PASS, PHASE_DISCARD, PHASE_DRAW
 from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_VALUE, SUIT_VALUE
-from .observation import (
-    DOUBLED, HAND, HAND_NUMBER, IS_DEALER, KNOCK_LIMIT, OPP_DISCARDED, OPP_KNOWN, OWN_DISCARDED, PHASE, PILE,
-    PILE_TOP, SHEET_START, STOCK,
-)
 
-__all__ = ["AVAILABLE", "min_deadwood", "knock_discards", "is_big_gin", "step_simple", "encode_into"]
+__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "step_simple"]
 
 
 def _numba_njit():
@@ -65,6 +63,13 @@ AVAILABLE = _njit is not None
 if _njit is None:
     def _njit(f):  # the plain Python functions: correct, only slow (never used by the core then)
         return f
+
+
+def jit(f):
+    """Compile ``f`` as this module's kernels are (numba ``njit``, cached on disk), or return it
+    unchanged without numba; callers check :data:`AVAILABLE` before choosing it over their
+    numpy code."""
+    return _njit(f)
 
 # tables, frozen into the compiled code as constants
 _SV = SUIT_VALUE.astype(np.int64)
@@ -283,45 +288,3 @@ def step_simple(a, hands, known, discarded, pile, pile_size, deck, stock_pos, ta
     _legal_mask(row, np.int64(phase[0]), np.int64(hands[0, cur]), np.int64(taken_card[0]), np.int64(knock_limit[0]),
                 forbid_taken, big_gin)
     return True
-
-
-# the observation's slices as start offsets (numba reads int constants, not slices)
-_HAND, _PILE_TOP, _PILE, _PHASE = HAND.start, PILE_TOP.start, PILE.start, PHASE.start
-_OPP_KNOWN, _OPP_DISCARDED, _OWN_DISCARDED = OPP_KNOWN.start, OPP_DISCARDED.start, OWN_DISCARDED.start
-
-
-@_njit
-def _plane(out, start, cards):
-    """Set ``out[start + c] = 1`` for each card ``c`` of the mask ``cards``."""
-    for c in range(NUM_CARDS):
-        if (cards >> c) & 1:
-            out[start + c] = 1.0
-
-
-@_njit
-def encode_into(out, g, me, hands, known, discarded, pile, pile_size, stock_pos, phase, dealer, knock_limit,
-                multiplier, hand_number, sheet):
-    """Write the observation of game ``g`` seen by seat ``me`` into ``out`` (float32, ``D``):
-    the layout of :mod:`hollywood_env.observation`; ``sheet`` is its ``SHEET`` part, already
-    computed. The arrays are the State's fields themselves."""
-    opp = 1 - me
-    out[:STOCK] = 0.0
-    _plane(out, _HAND, np.int64(hands[g, me]))
-    size = pile_size[g]
-    if size > 0:
-        out[_PILE_TOP + np.int64(pile[g, size - 1])] = 1.0
-        for i in range(size):
-            out[_PILE + np.int64(pile[g, i])] = np.float32((i + 1) / size)
-    _plane(out, _OPP_KNOWN, np.int64(known[g, opp]))
-    _plane(out, _OPP_DISCARDED, np.int64(discarded[g, opp]))
-    _plane(out, _OWN_DISCARDED, np.int64(discarded[g, me]))
-    ph = phase[g]
-    out[STOCK] = np.float32((NUM_CARDS - stock_pos[g]) / 31.0)
-    out[_PHASE] = 1.0 if ph == PHASE_FIRST_UPCARD else 0.0
-    out[_PHASE + 1] = 1.0 if ph == PHASE_DRAW else 0.0
-    out[_PHASE + 2] = 1.0 if ph == PHASE_DISCARD else 0.0
-    out[IS_DEALER] = 1.0 if dealer[g] == me else 0.0
-    out[KNOCK_LIMIT] = np.float32(knock_limit[g] / 10.0)
-    out[DOUBLED] = 1.0 if multiplier[g] > 1 else 0.0
-    out[HAND_NUMBER] = np.float32(min(hand_number[g], 100) / 100.0)
-    out[SHEET_START:] = sheet

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import kernels
 from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import CARD_BITS, NUM_CARDS
 from .rules import Rules
@@ -88,7 +89,7 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
     out = np.empty(observation_size(state.rules), dtype=np.float32)
     sheet = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
     if kernels.AVAILABLE:  # the same values, in one compiled call
-        kernels.encode_into(out, g, me, state.hands, state.known, state.discarded, state.pile, state.pile_size,
+        _encode_compiled(out, g, me, state.hands, state.known, state.discarded, state.pile, state.pile_size,
                             state.stock_pos, state.phase, state.dealer, state.knock_limit, state.multiplier,
                             state.hand_number, np.asarray(sheet, dtype=np.float32))
         return out
@@ -267,5 +268,44 @@ class SheetCache:
         return self._features[self._rows[games], viewer]
 
 
-# the compiled encode_one (kernels reads this module's layout, so it is imported once the layout exists)
-from . import kernels  # noqa: E402
+# --- the compiled encode_one ------------------------------------------------------------------
+# the slices as start offsets (numba reads int constants, not slices)
+_HAND, _PILE_TOP, _PILE, _PHASE = HAND.start, PILE_TOP.start, PILE.start, PHASE.start
+_OPP_KNOWN, _OPP_DISCARDED, _OWN_DISCARDED = OPP_KNOWN.start, OPP_DISCARDED.start, OWN_DISCARDED.start
+
+
+@kernels.jit
+def _plane(out, start, cards):
+    """Set ``out[start + c] = 1`` for each card ``c`` of the mask ``cards``."""
+    for c in range(NUM_CARDS):
+        if (cards >> c) & 1:
+            out[start + c] = 1.0
+
+
+@kernels.jit
+def _encode_compiled(out, g, me, hands, known, discarded, pile, pile_size, stock_pos, phase, dealer, knock_limit,
+                multiplier, hand_number, sheet):
+    """:func:`encode_one` compiled: write the observation of game ``g`` seen by seat ``me`` into
+    ``out`` (float32, ``D``); ``sheet`` is its ``SHEET`` part, already computed. The arrays are
+    the State's fields themselves."""
+    opp = 1 - me
+    out[:STOCK] = 0.0
+    _plane(out, _HAND, np.int64(hands[g, me]))
+    size = pile_size[g]
+    if size > 0:
+        out[_PILE_TOP + np.int64(pile[g, size - 1])] = 1.0
+        for i in range(size):
+            out[_PILE + np.int64(pile[g, i])] = np.float32((i + 1) / size)
+    _plane(out, _OPP_KNOWN, np.int64(known[g, opp]))
+    _plane(out, _OPP_DISCARDED, np.int64(discarded[g, opp]))
+    _plane(out, _OWN_DISCARDED, np.int64(discarded[g, me]))
+    ph = phase[g]
+    out[STOCK] = np.float32((NUM_CARDS - stock_pos[g]) / 31.0)
+    out[_PHASE] = 1.0 if ph == PHASE_FIRST_UPCARD else 0.0
+    out[_PHASE + 1] = 1.0 if ph == PHASE_DRAW else 0.0
+    out[_PHASE + 2] = 1.0 if ph == PHASE_DISCARD else 0.0
+    out[IS_DEALER] = 1.0 if dealer[g] == me else 0.0
+    out[KNOCK_LIMIT] = np.float32(knock_limit[g] / 10.0)
+    out[DOUBLED] = 1.0 if multiplier[g] > 1 else 0.0
+    out[HAND_NUMBER] = np.float32(min(hand_number[g], 100) / 100.0)
+    out[SHEET_START:] = sheet
