@@ -135,6 +135,23 @@ class State:
     laid_off: np.ndarray
     ended_hand_dealer: np.ndarray
 
+    def __setattr__(self, name, value):
+        # rebinding a field drops what derived() keeps (tuples of this State's arrays)
+        self.__dict__.pop("_derived", None)
+        object.__setattr__(self, name, value)
+
+    def derived(self, key: str, build):
+        """``build(self)``, computed once and kept until a field of this State is rebound: for
+        values made of the State's arrays themselves (not their contents), such as the argument
+        tuples of the compiled single-game kernels."""
+        cache = self.__dict__.get("_derived")
+        if cache is None:
+            cache = self.__dict__["_derived"] = {}
+        value = cache.get(key)
+        if value is None:
+            value = cache[key] = build(self)
+        return value
+
     @property
     def batch_size(self) -> int:
         return self.phase.shape[0]
@@ -631,19 +648,23 @@ def _step_one(state: State, a: int) -> bool:
 
 def _step_one_compiled(state: State, a: int) -> bool:
     """:func:`_step_one` as :func:`hollywood_env.kernels.step_simple`."""
-    rules = state.rules
     ended = state.hand_ended[0]
-    if not kernels.step_simple(a, state.hands, state.known, state.discarded, state.pile, state.pile_size, state.deck,
-                               state.stock_pos, state.taken_card, state.current_player, state.phase, state.dealer,
-                               state.knock_limit, state.log, state.log_size, state.step_count, state.terminated,
-                               state.truncated, state.legal_action_mask, rules.wall_stock_size,
-                               -1 if state.max_steps is None else state.max_steps,
-                               rules.forbid_discard_of_taken_card, rules.big_gin):
+    if not kernels.step_simple(a, *state.derived("step_simple", _step_simple_args)):
         return False
     if ended:  # only a hand's end leaves events and rewards to clear
         state.rewards[:] = 0
         _clear_events(state, slice(None))
     return True
+
+
+def _step_simple_args(state: State) -> tuple:
+    """The arguments of :func:`hollywood_env.kernels.step_simple` after the action."""
+    rules = state.rules
+    return (state.hands, state.known, state.discarded, state.pile, state.pile_size, state.deck, state.stock_pos,
+            state.taken_card, state.current_player, state.phase, state.dealer, state.knock_limit, state.log,
+            state.log_size, state.step_count, state.terminated, state.truncated, state.legal_action_mask,
+            rules.wall_stock_size, -1 if state.max_steps is None else state.max_steps,
+            rules.forbid_discard_of_taken_card, rules.big_gin)
 
 
 def _draw_one(state: State, p: int) -> None:

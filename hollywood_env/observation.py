@@ -89,9 +89,7 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
     out = np.empty(observation_size(state.rules), dtype=np.float32)
     sheet = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
     if kernels.AVAILABLE:  # the same values, in one compiled call
-        _encode_compiled(out, g, me, state.hands, state.known, state.discarded, state.pile, state.pile_size,
-                            state.stock_pos, state.phase, state.dealer, state.knock_limit, state.multiplier,
-                            state.hand_number, np.asarray(sheet, dtype=np.float32))
+        _encode_compiled(out, g, me, np.asarray(sheet, dtype=np.float32), *state.derived("encode", _encode_args))
         return out
     opp = 1 - me
     size = int(state.pile_size[g])
@@ -283,8 +281,8 @@ def _plane(out, start, cards):
 
 
 @kernels.jit
-def _encode_compiled(out, g, me, hands, known, discarded, pile, pile_size, stock_pos, phase, dealer, knock_limit,
-                multiplier, hand_number, sheet):
+def _encode_compiled(out, g, me, sheet, hands, known, discarded, pile, pile_size, stock_pos, phase, dealer,
+                     knock_limit, multiplier, hand_number):
     """:func:`encode_one` compiled: write the observation of game ``g`` seen by seat ``me`` into
     ``out`` (float32, ``D``); ``sheet`` is its ``SHEET`` part, already computed. The arrays are
     the State's fields themselves."""
@@ -309,3 +307,9 @@ def _encode_compiled(out, g, me, hands, known, discarded, pile, pile_size, stock
     out[DOUBLED] = 1.0 if multiplier[g] > 1 else 0.0
     out[HAND_NUMBER] = np.float32(min(hand_number[g], 100) / 100.0)
     out[SHEET_START:] = sheet
+
+
+def _encode_args(state: State) -> tuple:
+    """The State's arrays that :func:`_encode_compiled` reads, in its order."""
+    return (state.hands, state.known, state.discarded, state.pile, state.pile_size, state.stock_pos, state.phase,
+            state.dealer, state.knock_limit, state.multiplier, state.hand_number)
