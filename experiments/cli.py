@@ -33,6 +33,7 @@ import sys
 from collections.abc import Callable
 
 from agents.registry import AgentSpecError, describe_agents, make_agent
+from experiments import arguments
 from experiments.config.loader import suggest
 from hollywood_env.rules import PRESETS, Rules
 
@@ -117,7 +118,7 @@ def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
                    help="override a rule option, e.g. --set knock_limit=8 (repeatable)")
     p.add_argument("--reward", default="hollywood", metavar="MODE",
                    help=f"reward mode for the return per match: {', '.join(REWARD_MODES)} (default hollywood)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents' randomness (default 0)")
+    p.add_argument("--seed", type=arguments.seed, default=0, help="seed of the deals and of the agents' randomness (default 0)")
     p.add_argument("--max-steps", type=int, default=5000,
                    help="decisions per match before it is truncated (default 5000; 0 = no cap)")
     p.add_argument("--batch-pairs", type=int, default=4096, help="duplicate pairs per engine batch (default 4096)")
@@ -136,8 +137,6 @@ def _check_common(args, default_matches: int):
     if total < 2:
         raise CLIError(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2 (one duplicate pair), "
                        f"got {total}")
-    if args.seed < 0:
-        raise CLIError(f"--seed must be an integer >= 0, got {args.seed}")
     if args.max_steps < 0:
         raise CLIError(f"--max-steps must be >= 0 (0: no cap), got {args.max_steps}")
     if args.batch_pairs < 1:

@@ -67,7 +67,7 @@ def test_bad_input_is_a_clear_error(tmp_path):
     import sys
 
     (tmp_path / "afile").write_text("")
-    for args, needle in ((["nosuchbot"], "unknown agent"), (["simple", "--rules", "nope"], "unknown preset"),
+    for args, needle in ((["nosuchbot"], "unknown agent"), (["simple", "--rules", "nope"], "unknown rules preset"),
                          (["simple", "--matches", "1"], "at least 2"), (["simple", "--seed", "-1"], ">= 0"),
                          (["simple", "--names", "a", "b"], "2 labels for 1 agents")):
         r = subprocess.run([sys.executable, "-m", "experiments.cli", "behaviour", *args, "--out", str(tmp_path)],

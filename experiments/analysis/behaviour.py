@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments import arguments
 from hollywood_env import observation as O
 from hollywood_env.actions import BIG_GIN, KNOCK, TAKE_DISCARD
 
@@ -130,24 +131,23 @@ def main(argv=None) -> int:
     parser.add_argument("--opponent", default="simple", help="the agent they play against (default simple)")
     parser.add_argument("--matches", type=int, default=400, help="matches per agent (default 400)")
     parser.add_argument("--rules", default="hollywood", help="rules preset (default hollywood)")
-    parser.add_argument("--seed", type=int, default=20261130, help="seed of the deals (default 20261130)")
+    parser.add_argument("--seed", type=arguments.seed, default=20261130, help="seed of the deals (default 20261130)")
     parser.add_argument("--out", required=True, help="folder for behaviour.md and behaviour.png")
     args = parser.parse_args(argv)
     names = args.names or args.agents
     if len(names) != len(args.agents):
         parser.error(f"--names gives {len(names)} labels for {len(args.agents)} agents")
     from agents.registry import AgentSpecError, make_agent
-    from hollywood_env.rules import PRESETS, Rules
+    from hollywood_env.rules import Rules
 
-    if args.rules not in PRESETS:
-        parser.error(f"--rules: unknown preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
     if args.matches < 2:
         parser.error(f"--matches must be at least 2 (one duplicate pair), got {args.matches}")
-    if args.seed < 0:
-        parser.error(f"--seed must be an integer >= 0, got {args.seed}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out}: exists and is not a folder")
-    rules = Rules.preset(args.rules)
+    try:
+        rules = Rules.preset(args.rules)
+    except ValueError as e:
+        parser.error(f"--rules: {e}")
     for spec in [*args.agents, args.opponent]:  # every agent checked before anything is played
         try:
             make_agent(spec, rules, seed=0)

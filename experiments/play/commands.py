@@ -22,6 +22,7 @@ import webbrowser
 from pathlib import Path
 
 from agents.registry import available_agents
+from experiments import arguments
 from hollywood_env.rules import PRESETS, Rules
 
 
@@ -52,7 +53,7 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true", help="do not open the page in a browser")
     p.add_argument("--data-dir", metavar="DIR", default=None,
                    help="where matches and game logs are kept (default $HOLLYWOOD_PLAY_DIR or ~/.hollywood/play)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=arguments.seed, default=None,
                    help="seed of the generator that numbers new matches (default: fresh entropy)")
     return p
 
@@ -97,8 +98,6 @@ def _play(args) -> int:
         raise UsageError(f"--rules: unknown rules preset {args.rules!r}; valid presets: {', '.join(PRESETS)}")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be in 0..65535, got {args.port}")
-    if args.seed is not None and args.seed < 0:
-        raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
     rules = Rules.preset(args.rules)
     try:
         import starlette  # noqa: F401

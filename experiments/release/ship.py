@@ -30,6 +30,8 @@ import platform
 import sys
 from pathlib import Path
 
+from experiments import arguments
+
 EVAL_SEED = 20261129  # the published evaluation seed (experiments/release/publish.py uses the same)
 
 
@@ -78,7 +80,7 @@ def main(argv=None) -> int:
     parser.add_argument("--opponents", nargs="+", default=["simple", "hollywood"], metavar="AGENT")
     parser.add_argument("--matches", type=int, default=2000, help="matches per opponent (default 2000)")
     parser.add_argument("--hands", type=int, default=None, help="single hands per opponent instead of matches")
-    parser.add_argument("--seed", type=int, default=EVAL_SEED, help=f"evaluation seed (default {EVAL_SEED})")
+    parser.add_argument("--seed", type=arguments.seed, default=EVAL_SEED, help=f"evaluation seed (default {EVAL_SEED})")
     parser.add_argument("--models-dir", default="models", help="output folder (default models/)")
     parser.add_argument("--note", action="append", default=[], help="a line for the card's notes (repeatable)")
     parser.add_argument("--config", default=None, metavar="FILE",

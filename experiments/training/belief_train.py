@@ -41,6 +41,7 @@ from agents.belief import (
 from agents.checkpoint import CheckpointError
 from agents.matches import act
 from agents.registry import AgentSpecError, make_agent
+from experiments import arguments
 from hollywood_env import core
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, unseen_cards
@@ -348,7 +349,7 @@ def main(argv=None) -> int:
     t = sub.add_parser("train", help="collect games, train, measure and write the model and its card",
                        description="Collect games, train, measure and write the model and its card.")
     t.add_argument("--out", default=None, help="model file (default: the shipped models/belief_hollywood.pt)")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=arguments.seed, default=0)
     t.add_argument("--scale", type=float, default=1.0, help="games per pairing, times this (default 1.0)")
     t.add_argument("--epochs", type=int, default=6)
     t.add_argument("--hidden", type=int, default=64)
@@ -357,7 +358,7 @@ def main(argv=None) -> int:
     e = sub.add_parser("evaluate", help="measure a belief model on fresh games",
                        description="Measure a belief model on fresh games against the heuristic and uniform beliefs.")
     e.add_argument("model", nargs="?", default=None, help="model file (default: the shipped one)")
-    e.add_argument("--seed", type=int, default=1)
+    e.add_argument("--seed", type=arguments.seed, default=1)
     e.add_argument("--scale", type=float, default=0.25)
     args = parser.parse_args(argv)
     if args.what is None:
