@@ -37,7 +37,9 @@ Reward shaping (zero-sum, scaling, modes) belongs to :mod:`hollywood_env.rewards
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -135,12 +137,12 @@ class State:
     laid_off: np.ndarray
     ended_hand_dealer: np.ndarray
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         # rebinding a field drops what derived() keeps (tuples of this State's arrays)
         self.__dict__.pop("_derived", None)
         object.__setattr__(self, name, value)
 
-    def derived(self, key: str, build):
+    def derived(self, key: str, build: Callable[[State], Any]) -> Any:
         """``build(self)``, computed once and kept until a field of this State is rebound: for
         values made of the State's arrays themselves (not their contents), such as the argument
         tuples of the compiled single-game kernels."""
@@ -585,9 +587,10 @@ def _flat(a: np.ndarray) -> np.ndarray:
 # --- the single-game fast path ----------------------------------------------------------------
 # With one game (the AEC env) numpy's per-call overhead is most of a step's cost. The moves that
 # cannot end a hand (take the discard, pass, draw, a discard that does not reach the wall) and
-# the legal mask after them are done here on Python scalars; knocks, big gins, walls, illegal
-# actions and finished games go through the batched code above. tests/test_core_single.py
-# checks, step by step over random matches of every preset, that both paths give the same state.
+# the legal mask after them are done in one compiled call (hollywood_env.kernels, with numba)
+# or, without numba, here on Python scalars; knocks, big gins, walls, illegal actions and
+# finished games go through the batched code above. tests/test_core_single.py checks, step by
+# step over random matches of every preset, that each of the two gives the batched path's state.
 
 
 def _step_one(state: State, a: int) -> bool:

@@ -35,6 +35,7 @@ they are ``int64`` (the bits of the ``uint64`` State arrays, never negative).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -65,7 +66,7 @@ if _njit is None:
         return f
 
 
-def jit(f):
+def jit(f: Callable) -> Callable:
     """Compile ``f`` as this module's kernels are (numba ``njit``, cached on disk), or return it
     unchanged without numba; callers check :data:`AVAILABLE` before choosing it over their
     numpy code."""
@@ -95,7 +96,7 @@ def _set_choice(p0, p1, p2, p3, low, value, four, c):
 
 
 @_njit
-def min_deadwood(mask):
+def min_deadwood(mask: int) -> int:
     """The minimum deadwood of the hand ``mask`` (up to 11 cards): every combination of set
     choices for the ranks held 3+ times (at most three such ranks), the rest of each suit melded
     in runs as far as it goes."""
@@ -156,7 +157,7 @@ def _loose(mask):
 
 
 @_njit
-def knock_discards(mask, limit, allowed):
+def knock_discards(mask: int, limit: int, allowed: int) -> int:
     """The cards of ``allowed`` (held in ``mask``) whose discard leaves deadwood <= ``limit``."""
     loose, loose_value = _loose(mask)
     if loose_value > limit + 10:  # discarding a card lowers this lower bound by at most 10
@@ -174,7 +175,7 @@ def knock_discards(mask, limit, allowed):
 
 
 @_njit
-def is_big_gin(mask):
+def is_big_gin(mask: int) -> bool:
     """True when all the cards of ``mask`` (11 for a big gin) fit in melds."""
     loose, _ = _loose(mask)
     return loose == 0 and min_deadwood(mask) == 0
@@ -226,9 +227,12 @@ def _draw(hands, deck, stock_pos, taken_card, phase, p):
 
 
 @_njit
-def step_simple(a, hands, known, discarded, pile, pile_size, deck, stock_pos, taken_card, current_player, phase,
-                dealer, knock_limit, log, log_size, step_count, terminated, truncated, legal_action_mask,
-                wall_stock_size, max_steps, forbid_taken, big_gin):
+def step_simple(a: int, hands: np.ndarray, known: np.ndarray, discarded: np.ndarray, pile: np.ndarray,
+                pile_size: np.ndarray, deck: np.ndarray, stock_pos: np.ndarray, taken_card: np.ndarray,
+                current_player: np.ndarray, phase: np.ndarray, dealer: np.ndarray, knock_limit: np.ndarray,
+                log: np.ndarray, log_size: np.ndarray, step_count: np.ndarray, terminated: np.ndarray,
+                truncated: np.ndarray, legal_action_mask: np.ndarray, wall_stock_size: int, max_steps: int,
+                forbid_taken: bool, big_gin: bool) -> bool:
     """Apply action ``a`` to the only game of a one-game State if it is a simple move (see the
     module docstring) and write the legal mask after it; return False, with nothing changed,
     otherwise (a knock, a big gin, a discard that ends the hand in a wall, an illegal action, a
