@@ -305,6 +305,12 @@ def deal(state: State, games: Games, decks: np.ndarray, dealer: np.ndarray | int
 
 def _deal(state: State, idx: np.ndarray) -> None:
     """Deal a new hand in the games ``idx`` (dealer and hand number already set)."""
+    if idx.size == 1 and kernels.AVAILABLE:  # one game (the AEC env): one compiled call
+        deck = np.empty((1, NUM_CARDS), dtype=np.int8)
+        g = idx[0]
+        kernels.deal_deck(state.match_seed[g], state.hand_number[g], deck[0])
+        _lay_out(state, idx, deck)
+        return
     _lay_out(state, idx, deal_decks(state.match_seed[idx], state.hand_number[idx]))
 
 

@@ -12,6 +12,7 @@ function                   what it computes, for one game
 :func:`min_deadwood`       ``melds.min_deadwood_one``: the minimum deadwood of a hand mask
 :func:`knock_discards`     ``melds.knock_discards_one``: the discards that leave a knock
 :func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
+:func:`deal_deck`          ``cards.deal_decks``: the card order of a seeded deal
 :func:`step_simple`        a move that cannot end a hand (take the discard, pass, draw, a
                            discard short of the wall) and the legal mask after it, in place
                            on the arrays of a one-game ``State``; returns False, with nothing
@@ -44,7 +45,7 @@ from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_VALUE, SUIT_VALUE
 
-__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "step_simple"]
+__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple"]
 
 
 def _numba_njit():
@@ -205,6 +206,29 @@ def _legal_mask(row, phase, hand, taken, knock_limit, forbid_taken, big_gin):
                     row[KNOCK + c] = True
         if big_gin and is_big_gin(hand):
             row[BIG_GIN] = True
+
+
+@_njit
+def _splitmix64(x):
+    """``cards.splitmix64`` of one uint64 (wrapping arithmetic)."""
+    z = x + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@_njit
+def deal_deck(match_seed: np.uint64, hand_number: int, out: np.ndarray) -> None:
+    """Write the card order of deal ``hand_number`` of the match ``match_seed`` into ``out``
+    (52 int8): ``cards.deal_decks`` for one deal, the same sort keys and the same stable sort."""
+    s = np.uint64(match_seed)
+    base = _splitmix64(_splitmix64(s) ^ (np.uint64(hand_number) * np.uint64(0xD6E8FEB86659FD93) + np.uint64(1)))
+    keys = np.empty(NUM_CARDS, dtype=np.uint64)
+    for i in range(NUM_CARDS):
+        keys[i] = _splitmix64(base ^ (np.uint64(i) * np.uint64(0x9E3779B97F4A7C15)))
+    order = np.argsort(keys, kind="mergesort")
+    for i in range(NUM_CARDS):
+        out[i] = order[i]
 
 
 @_njit

@@ -54,6 +54,21 @@ def test_compiled_melds_equal_the_python_int_melds():
     assert [kernels.min_deadwood(h) for h in quads] == [M.min_deadwood_one(h) for h in quads]
 
 
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+def test_compiled_deal_equals_deal_decks():
+    from hollywood_env.cards import deal_decks
+
+    rng = np.random.default_rng(9)
+    seeds = rng.integers(0, 2**63, 500, dtype=np.int64).astype(np.uint64)
+    seeds[:3] = [0, 1, 2**64 - 1]
+    hands = rng.integers(0, 200, 500)
+    expected = deal_decks(seeds, hands)
+    for seed, hand, row in zip(seeds, hands, expected, strict=True):
+        out = np.empty(52, dtype=np.int8)
+        kernels.deal_deck(seed, hand, out)
+        np.testing.assert_array_equal(out, row)
+
+
 def game_fields(state, g):
     out = {}
     for f in dataclasses.fields(state):
