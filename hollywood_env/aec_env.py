@@ -84,11 +84,12 @@ other action and ``last()`` raise ``ResetNeededError``, and every ``action_mask`
 is not an action (``True`` is refused, not read as 1).
 
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
-legal mask, on Python ints), and the env keeps the scoresheet part of the observations between
-hands. PettingZoo's three wrappers cost about as much again as ``raw_env`` itself (a do-nothing
-env in the same wrappers runs about 22-25k steps/s on one core here), which is why :func:`env`
-does their checks itself (a few attribute reads per step): it runs at about ``raw_env``'s speed
-(``benchmarks/env_throughput.py`` measures ``env()``, ``wrapped_env()``, ``raw_env`` and RLCard).
+legal mask, in one compiled call with numba, the ``fast`` extra; on Python ints without it),
+``observe`` encodes in one compiled call too, and the env keeps the scoresheet part of the
+observations between hands. PettingZoo's three wrappers cost about as much again as
+``raw_env`` itself, which is why :func:`env` does their checks itself (a few attribute reads per
+step): it runs at ``raw_env``'s speed. ``benchmarks/env_throughput.py`` measures ``env()``,
+``wrapped_env()``, ``raw_env``, a do-nothing env, OpenSpiel's Python loop and RLCard in one run.
 
 Version history: the table in :mod:`hollywood_env.hollywood_gin_v0` (the versioned module).
 """

@@ -138,8 +138,11 @@ class State:
     ended_hand_dealer: np.ndarray
 
     def __setattr__(self, name: str, value: object) -> None:
-        # rebinding a field drops what derived() keeps (tuples of this State's arrays)
-        self.__dict__.pop("_derived", None)
+        # rebinding a field to another object drops what derived() keeps (made of this State's
+        # arrays); an in-place operator (state.truncated |= cut) rebinds the same object
+        d = self.__dict__
+        if d.get(name) is not value:
+            d.pop("_derived", None)
         object.__setattr__(self, name, value)
 
     def derived(self, key: str, build: Callable[[State], Any]) -> Any:
@@ -153,6 +156,22 @@ class State:
         if value is None:
             value = cache[key] = build(self)
         return value
+
+    def __getstate__(self) -> dict:
+        # a copy (pickle, copy.deepcopy) has arrays of its own: what derived() kept, such as the
+        # packed buffer, does not describe them
+        return {k: v for k, v in self.__dict__.items() if k != "_derived"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    @property
+    def packed(self) -> np.ndarray | None:
+        """The buffer that the arrays of a packed one-game State are views into
+        (:mod:`hollywood_env.kernels`; compiled code takes the whole game as one argument), or
+        None: a State of several games, no numba, or a field rebound since it was packed."""
+        cache = self.__dict__.get("_derived")
+        return None if cache is None else cache.get("packed")
 
     @property
     def batch_size(self) -> int:
@@ -218,7 +237,27 @@ def init(batch_size: int, rules: Rules | str | None = None, seed: SeedOrSlots = 
     )
     _start_matches(state, np.arange(b))
     state.legal_action_mask[:] = legal_action_mask(state)
+    if b == 1:
+        _pack(state)
     return state
+
+
+def _pack(state: State) -> None:
+    """Lay the arrays of a one-game State out in one buffer (:data:`kernels.PACKED_FIELDS`; the
+    fields become views into it, with the same values) when the kernels are compiled."""
+    if not kernels.AVAILABLE:
+        return
+    offsets, rules_at, size = kernels.packed_layout()
+    buf = np.zeros(size, dtype=np.uint8)
+    for name, dtype, shape in kernels.PACKED_FIELDS:
+        start, end = offsets[name]
+        view = buf[start:end].view(dtype).reshape(shape)
+        view[...] = getattr(state, name)
+        setattr(state, name, view)
+    rules = state.rules
+    buf[rules_at:].view(np.int64)[:] = (rules.wall_stock_size, -1 if state.max_steps is None else state.max_steps,
+                                        rules.forbid_discard_of_taken_card, rules.big_gin)
+    state.__dict__["_derived"] = {"packed": buf}
 
 
 def take(state: State, games: Games) -> State:
@@ -244,7 +283,10 @@ def take(state: State, games: Games) -> State:
     for name, value in vars(state.sheet).items():
         if isinstance(value, np.ndarray):
             setattr(sheet, name, value[idx])
-    return State(rules=state.rules, max_steps=state.max_steps, sheet=sheet, **arrays)
+    out = State(rules=state.rules, max_steps=state.max_steps, sheet=sheet, **arrays)
+    if idx.size == 1:
+        _pack(out)
+    return out
 
 
 def reset_games(state: State, games: Games) -> State:
@@ -658,7 +700,11 @@ def _step_one(state: State, a: int) -> bool:
 def _step_one_compiled(state: State, a: int) -> bool:
     """:func:`_step_one` as :func:`hollywood_env.kernels.step_simple`."""
     ended = state.hand_ended[0]
-    if not kernels.step_simple(a, *state.derived("step_simple", _step_simple_args)):
+    packed = state.packed
+    if packed is not None:
+        if not kernels.step_packed(a, packed):
+            return False
+    elif not kernels.step_simple(a, *state.derived("step_simple", _step_simple_args)):
         return False
     if ended:  # only a hand's end leaves events and rewards to clear
         state.rewards[:] = 0

@@ -13,6 +13,7 @@ function                   what it computes, for one game
 :func:`knock_discards`     ``melds.knock_discards_one``: the discards that leave a knock
 :func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
 :func:`deal_deck`          ``cards.deal_decks``: the card order of a seeded deal
+:func:`step_packed`        :func:`step_simple` on a packed one-game State (below)
 :func:`step_simple`        a move that cannot end a hand (take the discard, pass, draw, a
                            discard short of the wall) and the legal mask after it, in place
                            on the arrays of a one-game ``State``; returns False, with nothing
@@ -21,6 +22,12 @@ function                   what it computes, for one game
 
 :func:`jit` compiles a function the same way, for the modules that own a compiled kernel of
 their own (the observation's ``encode_one``).
+
+A packed one-game State (:func:`hollywood_env.core.init` makes every one-game State packed when
+the kernels are available) has the arrays of :data:`PACKED_FIELDS` as views into one ``uint8``
+buffer, followed by four ``int64`` rule slots (:data:`PACKED_RULES`): compiled code then takes
+the whole game as one argument, which saves numba the unboxing of some twenty arrays per call.
+:func:`packed_fields` gives the views back inside compiled code.
 
 Each is the same rule written a second time, for speed. The readable definitions stay where
 they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step`,
@@ -36,16 +43,18 @@ they are ``int64`` (the bits of the ``uint64`` State arrays, never negative).
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from collections.abc import Callable
 
 import numpy as np
 
-from .actions import BIG_GIN, DRAW_STOCK, KNOCK, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
+from .actions import BIG_GIN, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
 from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_VALUE, SUIT_VALUE
 
-__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple"]
+__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
+           "step_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "packed_layout"]
 
 
 def _numba_njit():
@@ -316,3 +325,72 @@ def step_simple(a: int, hands: np.ndarray, known: np.ndarray, discarded: np.ndar
     _legal_mask(row, np.int64(phase[0]), np.int64(hands[0, cur]), np.int64(taken_card[0]), np.int64(knock_limit[0]),
                 forbid_taken, big_gin)
     return True
+
+
+# --- the packed one-game State -----------------------------------------------------------------
+#: the State fields of a packed one-game State, in buffer order: (name, dtype, shape)
+PACKED_FIELDS = (
+    ("hands", np.uint64, (1, 2)), ("known", np.uint64, (1, 2)), ("discarded", np.uint64, (1, 2)),
+    ("pile_size", np.int64, (1,)), ("stock_pos", np.int64, (1,)), ("taken_card", np.int64, (1,)),
+    ("knock_limit", np.int64, (1,)), ("step_count", np.int64, (1,)), ("multiplier", np.int64, (1,)),
+    ("hand_number", np.int64, (1,)), ("log", np.int16, (1, LOG_CAPACITY)), ("log_size", np.int16, (1,)),
+    ("pile", np.int8, (1, NUM_CARDS)), ("deck", np.int8, (1, NUM_CARDS)), ("current_player", np.int8, (1,)),
+    ("phase", np.int8, (1,)), ("dealer", np.int8, (1,)), ("terminated", np.bool_, (1,)),
+    ("truncated", np.bool_, (1,)), ("legal_action_mask", np.bool_, (1, NUM_ACTIONS)),
+)
+#: the rule slots after the fields (int64): wall_stock_size, max_steps (-1: none),
+#: forbid_discard_of_taken_card, big_gin
+PACKED_RULES = ("wall_stock_size", "max_steps", "forbid_discard_of_taken_card", "big_gin")
+
+
+def packed_layout() -> tuple[dict[str, tuple[int, int]], int, int]:
+    """``({field: (start byte, end byte)}, start of the rule slots, buffer size)``; every field
+    starts on an 8-byte boundary."""
+    offsets, pos = {}, 0
+    for name, dtype, shape in PACKED_FIELDS:
+        size = int(np.dtype(dtype).itemsize * np.prod(shape))
+        offsets[name] = (pos, pos + size)
+        pos += -(-size // 8) * 8
+    return offsets, pos, pos + 8 * len(PACKED_RULES)
+
+
+_OFFSETS, _RULES_AT, _PACKED_SIZE = packed_layout()
+# constants for the compiled code (numba reads module-level ints, not dicts)
+(_H0, _H1), (_K0, _K1), (_D0, _D1) = _OFFSETS["hands"], _OFFSETS["known"], _OFFSETS["discarded"]
+(_PS0, _PS1), (_SP0, _SP1), (_TC0, _TC1) = _OFFSETS["pile_size"], _OFFSETS["stock_pos"], _OFFSETS["taken_card"]
+(_KL0, _KL1), (_SC0, _SC1), (_MU0, _MU1) = _OFFSETS["knock_limit"], _OFFSETS["step_count"], _OFFSETS["multiplier"]
+(_HN0, _HN1), (_LG0, _LG1), (_LS0, _LS1) = _OFFSETS["hand_number"], _OFFSETS["log"], _OFFSETS["log_size"]
+(_PI0, _PI1), (_DK0, _DK1), (_CP0, _CP1) = _OFFSETS["pile"], _OFFSETS["deck"], _OFFSETS["current_player"]
+(_PH0, _PH1), (_DL0, _DL1), (_TE0, _TE1) = _OFFSETS["phase"], _OFFSETS["dealer"], _OFFSETS["terminated"]
+(_TR0, _TR1), (_LM0, _LM1) = _OFFSETS["truncated"], _OFFSETS["legal_action_mask"]
+_R0 = _RULES_AT
+
+#: the views of a packed buffer, by State field name
+PackedFields = namedtuple("PackedFields", [name for name, _, _ in PACKED_FIELDS])
+
+
+@_njit
+def packed_fields(buf: np.ndarray) -> PackedFields:
+    """The State arrays a packed buffer holds, as views (a :data:`PackedFields` namedtuple)."""
+    return PackedFields(
+        buf[_H0:_H1].view(np.uint64).reshape((1, 2)), buf[_K0:_K1].view(np.uint64).reshape((1, 2)),
+        buf[_D0:_D1].view(np.uint64).reshape((1, 2)), buf[_PS0:_PS1].view(np.int64),
+        buf[_SP0:_SP1].view(np.int64), buf[_TC0:_TC1].view(np.int64), buf[_KL0:_KL1].view(np.int64),
+        buf[_SC0:_SC1].view(np.int64), buf[_MU0:_MU1].view(np.int64), buf[_HN0:_HN1].view(np.int64),
+        buf[_LG0:_LG1].view(np.int16).reshape((1, LOG_CAPACITY)), buf[_LS0:_LS1].view(np.int16),
+        buf[_PI0:_PI1].view(np.int8).reshape((1, NUM_CARDS)), buf[_DK0:_DK1].view(np.int8).reshape((1, NUM_CARDS)),
+        buf[_CP0:_CP1].view(np.int8), buf[_PH0:_PH1].view(np.int8), buf[_DL0:_DL1].view(np.int8),
+        buf[_TE0:_TE1].view(np.bool_), buf[_TR0:_TR1].view(np.bool_),
+        buf[_LM0:_LM1].view(np.bool_).reshape((1, NUM_ACTIONS)),
+    )
+
+
+@_njit
+def step_packed(a: int, buf: np.ndarray) -> bool:
+    """:func:`step_simple` on a packed one-game State (its buffer and rule slots)."""
+    f = packed_fields(buf)
+    rules = buf[_R0:_R0 + 32].view(np.int64)
+    return step_simple(a, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.deck, f.stock_pos, f.taken_card,
+                       f.current_player, f.phase, f.dealer, f.knock_limit, f.log, f.log_size, f.step_count,
+                       f.terminated, f.truncated, f.legal_action_mask, rules[0], rules[1], rules[2] != 0,
+                       rules[3] != 0)

@@ -89,7 +89,12 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
     out = np.empty(observation_size(state.rules), dtype=np.float32)
     sheet = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
     if kernels.AVAILABLE:  # the same values, in one compiled call
-        _encode_compiled(out, g, me, np.asarray(sheet, dtype=np.float32), *state.derived("encode", _encode_args))
+        sheet = np.asarray(sheet, dtype=np.float32)
+        packed = state.packed
+        if packed is not None:  # a packed one-game State: the whole game as one argument
+            _encode_packed(out, me, sheet, packed)
+        else:
+            _encode_compiled(out, g, me, sheet, *state.derived("encode", _encode_args))
         return out
     opp = 1 - me
     size = int(state.pile_size[g])
@@ -313,3 +318,11 @@ def _encode_args(state: State) -> tuple:
     """The State's arrays that :func:`_encode_compiled` reads, in its order."""
     return (state.hands, state.known, state.discarded, state.pile, state.pile_size, state.stock_pos, state.phase,
             state.dealer, state.knock_limit, state.multiplier, state.hand_number)
+
+
+@kernels.jit
+def _encode_packed(out, me, sheet, buf):
+    """:func:`_encode_compiled` of a packed one-game State (:func:`kernels.packed_fields`)."""
+    f = kernels.packed_fields(buf)
+    _encode_compiled(out, 0, me, sheet, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.stock_pos, f.phase,
+                     f.dealer, f.knock_limit, f.multiplier, f.hand_number)

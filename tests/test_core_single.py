@@ -69,6 +69,36 @@ def test_compiled_deal_equals_deal_decks():
         np.testing.assert_array_equal(out, row)
 
 
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+def test_packed_one_game_state_stays_consistent():
+    import copy
+    import pickle
+
+    state = core.init(1, "hollywood", seed=4)
+    buf = state.packed
+    assert buf is not None and np.shares_memory(state.hands, buf) and np.shares_memory(state.legal_action_mask, buf)
+    assert core.init(2, "hollywood", seed=4).packed is None
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        core.step(state, driver_policy(state, rng))
+    state.truncated |= False  # an in-place operator keeps the packing
+    assert state.packed is buf
+    for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state)), core.take(state, [0])):
+        assert twin.packed is None or not np.shares_memory(twin.packed, buf)
+        actions = []
+        for _ in range(60):  # the copy steps as the original does, and never changes it
+            a = driver_policy(twin, rng)
+            actions.append(a)
+            core.step(twin, a)
+        replay = core.take(state, [0])
+        for a in actions:
+            core.step(replay, a)
+        assert_same_game(twin, replay, 0, "after the same actions")
+    state.hands = state.hands.copy()  # rebinding a field drops the packing: the arrays path takes over
+    assert state.packed is None
+    core.step(state, driver_policy(state, rng))
+
+
 def game_fields(state, g):
     out = {}
     for f in dataclasses.fields(state):
