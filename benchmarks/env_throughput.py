@@ -260,7 +260,8 @@ def main() -> None:
             print(f"{name} not installed ({how}, or the bench extra): no env() / {name} ratio")
             continue
         median, pairs = alternating_ratio(aec_rate, peer, args.ratio_rounds)
-        print(f"env() / {name} (target {target:g}x): {aec_env / rate:.2f}x (rows above); {args.ratio_rounds} alternating 1 s rounds: "
+        print(f"env() / {name} (target {target:g}x): {aec_env / rate:.2f}x (rows above); "
+              f"{args.ratio_rounds} alternating 1 s rounds: "
               f"median {median:.2f}x (range {min(a / b for a, b in pairs):.2f}-{max(a / b for a, b in pairs):.2f}; "
               f"env() {', '.join(f'{a:,.0f}' for a, _ in pairs)}; {name} {', '.join(f'{b:,.0f}' for _, b in pairs)})")
 
