@@ -591,8 +591,16 @@ def step_one(state: State, action: int) -> bool:
     events. Illegal actions raise ``IllegalActionError`` as :func:`step` does."""
     if state.phase.shape[0] != 1:
         raise ValueError(f"step_one steps a one-game state; this one has {state.batch_size} games (use step)")
-    if _step_one(state, action):
+    if type(action) is not int:
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action must be one integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        action = int(action)
+    if 0 <= action < NUM_ACTIONS and _step_one(state, action):  # (step() names an action out of range)
         return True
+    if not -2**63 <= action < 2**63:  # no int64: out of range, whatever the game
+        if state.terminated[0] or state.truncated[0]:
+            return False  # a finished game ignores its action
+        raise IllegalActionError(f"illegal action {action} (out of range 0..{NUM_ACTIONS - 1}) in game 0")
     step(state, np.array([action], dtype=np.int64))
     return False
 

@@ -51,7 +51,7 @@ import numpy as np
 from .actions import BIG_GIN, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
 from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
-from .melds import RUN_VALUE, SUIT_VALUE
+from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
 __all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
            "step_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "packed_layout"]
@@ -85,6 +85,7 @@ def jit(f: Callable) -> Callable:
 # tables, frozen into the compiled code as constants
 _SV = SUIT_VALUE.astype(np.int64)
 _RV = RUN_VALUE.astype(np.int64)
+_RB = RUN_BITS.astype(np.int64)
 _RANK_V = RANK_VALUES.astype(np.int64)
 _CARD_V = CARD_VALUES.astype(np.int64)
 _SUIT = 0x1FFF
@@ -158,9 +159,7 @@ def _loose(mask):
     three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
     for s in range(4):
         p = (mask >> (13 * s)) & _SUIT
-        seg = p & (p >> 1) & (p >> 2)
-        run = (seg | (seg << 1) | (seg << 2)) & _SUIT
-        loose = p & ~(run | three)
+        loose = p & ~(_RB[p] | three)
         total_loose |= loose << (13 * s)
         value += _SV[loose]
     return total_loose, value

@@ -84,8 +84,14 @@ def encode_one(state: State, game: int = 0, viewer: int | None = None,
     """The observation ``(D,)`` of one game seen by ``viewer`` (default: the player to act).
     Equal to ``encode(state, viewer, [game])[0]``, with less overhead for a single game.
     ``sheet_cache``: as for :func:`encode`."""
+    b = state.phase.shape[0]
     g = int(game)
+    if not -b <= g < b:
+        raise IndexError(f"game {game} is out of range for a State of {b} games")
+    g %= b  # the compiled code does not check its indices
     me = int(state.current_player[g]) if viewer is None else int(viewer)
+    if me not in (0, 1):
+        raise ValueError(f"viewer must be 0 or 1 (or None: the player to act), got {viewer!r}")
     out = np.empty(observation_size(state.rules), dtype=np.float32)
     sheet = sheet_features_one(state, g, me) if sheet_cache is None else sheet_cache.features_one(state, g, me)
     if kernels.AVAILABLE:  # the same values, in one compiled call

@@ -99,6 +99,27 @@ def test_packed_one_game_state_stays_consistent():
     core.step(state, driver_policy(state, rng))
 
 
+def test_step_one_and_encode_one_refuse_bad_arguments(single_game_path):
+    from hollywood_env.observation import encode_one
+
+    state = core.init(1, "hollywood", seed=2)
+    before = game_fields(state, 0)
+    for bad, error in (("draw", TypeError), (True, TypeError), (1.0, TypeError), (500, core.IllegalActionError),
+                       (-1, core.IllegalActionError), (2**70, core.IllegalActionError),
+                       (A.DRAW_STOCK, core.IllegalActionError)):
+        with pytest.raises(error):
+            core.step_one(state, bad)
+    with pytest.raises(ValueError, match="one-game state"):
+        core.step_one(core.init(2, "hollywood", seed=2), A.PASS)
+    for name, value in game_fields(state, 0).items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+    assert core.step_one(state, np.int64(A.PASS)) is True
+    for game, viewer, error in ((1, None, IndexError), (-2, None, IndexError), (0, 2, ValueError), (0, -1, ValueError)):
+        with pytest.raises(error):
+            encode_one(state, game, viewer)
+    np.testing.assert_array_equal(encode_one(state, -1), encode_one(state, 0))
+
+
 def game_fields(state, g):
     out = {}
     for f in dataclasses.fields(state):
