@@ -16,3 +16,14 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
     return value
+
+
+def rules_preset(text: str) -> str:
+    """The name of a rules preset (``Rules.preset``'s error names the valid ones)."""
+    from hollywood_env.rules import Rules
+
+    try:
+        Rules.preset(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text

@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     parser.add_argument("--names", nargs="*", help="labels for the agents (default: the specs)")
     parser.add_argument("--opponent", default="simple", help="the agent they play against (default simple)")
     parser.add_argument("--matches", type=int, default=400, help="matches per agent (default 400)")
-    parser.add_argument("--rules", default="hollywood", help="rules preset (default hollywood)")
+    parser.add_argument("--rules", type=arguments.rules_preset, default="hollywood", help="rules preset (default hollywood)")
     parser.add_argument("--seed", type=arguments.seed, default=20261130, help="seed of the deals (default 20261130)")
     parser.add_argument("--out", required=True, help="folder for behaviour.md and behaviour.png")
     args = parser.parse_args(argv)
@@ -144,10 +144,7 @@ def main(argv=None) -> int:
         parser.error(f"--matches must be at least 2 (one duplicate pair), got {args.matches}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out}: exists and is not a folder")
-    try:
-        rules = Rules.preset(args.rules)
-    except ValueError as e:
-        parser.error(f"--rules: {e}")
+    rules = Rules.preset(args.rules)
     for spec in [*args.agents, args.opponent]:  # every agent checked before anything is played
         try:
             make_agent(spec, rules, seed=0)

@@ -24,23 +24,18 @@ from experiments import arguments
 
 def main(argv=None) -> int:
     from experiments.config.loader import plain_text
-    from hollywood_env.rules import Rules
 
     parser = argparse.ArgumentParser(prog="hollywood sb3-train", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=1_000_000, help="learner decisions to train for")
     parser.add_argument("--num-envs", type=int, default=64, help="games stepped together (default 64)")
-    parser.add_argument("--rules", default="hollywood", help="rules preset (default hollywood)")
+    parser.add_argument("--rules", type=arguments.rules_preset, default="hollywood", help="rules preset (default hollywood)")
     parser.add_argument("--seed", type=arguments.seed, default=0, help="seed of the env and of the model (default 0)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1: best on a shared or small machine)")
     parser.add_argument("--out", default="runs/sb3_maskable_ppo.zip", help="where to save the model (.zip)")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.num_envs < 1:
         parser.error(f"--steps and --num-envs must be positive, got {args.steps} and {args.num_envs}")
-    try:
-        Rules.preset(args.rules)
-    except ValueError as e:
-        parser.error(f"--rules: {e}")
     if args.threads < 1:
         parser.error(f"--threads must be >= 1, got {args.threads}")
     try:
