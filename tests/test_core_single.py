@@ -202,8 +202,9 @@ def test_single_game_path_equals_batched_path(preset, single_game_path):
     Rules(wall_stock_size=12, knock_limit=3, columns=2, target=60, next_dealer="alternate"),
 ], ids=["big_gin", "short_session_may_discard_taken", "wall12_knock3_alternate"])
 def test_single_game_path_equals_batched_path_options(rules, single_game_path):
-    counts = play_both_paths(rules, n_matches=6, seed=11)
-    assert counts["matches"] == 6 and counts["fast"] > 0
+    n = 6 if single_game_path == "compiled" else 3
+    counts = play_both_paths(rules, n_matches=n, seed=11)
+    assert counts["matches"] == n and counts["fast"] > 0
 
 
 def test_single_game_path_truncates_like_the_batched_path(single_game_path):
