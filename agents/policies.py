@@ -28,7 +28,7 @@ import torch
 from agents.checkpoint import load_checkpoint
 from agents.features import NUM_FEATURES, augment
 from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
+from agents.networks import ENCODERS, ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike, as_generator, int_seed, random_legal_actions
 
@@ -98,7 +98,11 @@ class PPOPolicy:
     def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
                         greedy: bool = True, device: str = "cpu") -> PPOPolicy:
         ckpt = _load_for(path, "ppo", rules)
-        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)))
+        encoder = ckpt.get("encoder", "mlp")  # checkpoints from before the option hold an MLP
+        if encoder not in ENCODERS:
+            raise ValueError(f"ppo:{path}: unknown encoder {encoder!r} (this code builds {', '.join(ENCODERS)})")
+        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)),
+                          encoder=encoder)
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
         return cls.from_weights(net, ckpt["model"], greedy=greedy, seed=seed, device=device, name=f"ppo:{path}",
                                 forbid_taken=forbid)

@@ -35,7 +35,7 @@ from torch import nn
 from agents.collectors import Shard
 from agents.features import NUM_FEATURES
 from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import ActorCritic, MaskedCategorical
+from agents.networks import ENCODERS, ActorCritic, MaskedCategorical
 from agents.policies import PPOPolicy
 from agents.trainutil import make_expert
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
@@ -65,6 +65,10 @@ class PPOConfig:
     # asymmetric actor-critic: the critic (a trunk of its own) also reads the opponent's hand,
     # the policy never does (agents.networks.ActorCritic); training only, nothing leaks into play
     privileged_critic: bool = False
+    # what the trunk reads (agents.networks.ActorCritic): "mlp" the flat observation; "conv" the
+    # card planes as a suits x ranks grid through convolutions along the ranks of each suit (runs)
+    # and across the suits of each rank (sets), the rest of the observation appended
+    encoder: str = "mlp"
     # imitation on the learner's own decisions (DAgger): a cross-entropy term toward the move the
     # bot ``expert`` would make in the same position, weighted ``expert_coef`` at the first update
     # and decaying linearly to 0 at the fraction ``expert_until`` of the run (no labels after).
@@ -86,8 +90,8 @@ class PPOConfig:
         return NUM_CARDS if self.privileged_critic else 0
 
     def make_network(self, obs_dim: int, num_actions: int) -> ActorCritic:
-        """The actor-critic these settings describe (hidden sizes, privileged critic or not)."""
-        return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs)
+        """The actor-critic these settings describe (hidden sizes, privileged critic or not, encoder)."""
+        return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs, encoder=self.encoder)
 
     def frozen_policy(self, obs_dim: int, num_actions: int, weights: Mapping[str, Any], name: str, seed: SeedLike,
                       forbid_taken: bool) -> PPOPolicy:
@@ -109,6 +113,8 @@ class PPOConfig:
                       nullable=("target_kl",))
         check_expert_fields("ppo", self.expert, self.expert_coef, self.expert_until)
         check_hidden("ppo", self.hidden)
+        if self.encoder not in ENCODERS:
+            raise ValueError(f"ppo.encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
 
 
 # --- rollout: a shard of the games, with GAE -------------------------------------------------
@@ -324,7 +330,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
         snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
         ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
                 "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs,
-                "rules": rules.to_dict(),
+                "encoder": pc.encoder, "rules": rules.to_dict(),
                 "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
         if train_state:
             ckpt["train_state"] = {
@@ -340,9 +346,10 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     saved: dict = {}
     if resume_from is not None:
         saved = load_checkpoint_full(resume_from, expect_algo="ppo", need_train_state=True)
-        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden):
-            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} does not match the "
-                             f"config's {obs_dim}x{list(pc.hidden)}")
+        saved_encoder = saved.get("encoder", "mlp")  # checkpoints from before the option: the MLP
+        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden) or saved_encoder != pc.encoder:
+            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} ({saved_encoder}) does not "
+                             f"match the config's {obs_dim}x{list(pc.hidden)} ({pc.encoder})")
         net.load_state_dict(saved["model"])
         ts = saved["train_state"]
         optimizer.load_state_dict(ts["optimizer"])

@@ -130,8 +130,8 @@ def main(argv=None) -> int:
         "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
     }
 
-    model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "rules", "config",
-                                  "update", "global_step") if k in ckpt}
+    model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "critic_inputs",
+                                  "encoder", "rules", "config", "update", "global_step") if k in ckpt}
     if args.config:  # where a retrained copy logs (runs/<config name>): nothing else of the run changes
         model["config"] = {**cfg, "log": {**cfg.get("log", {}), "root": "runs", "name": Path(args.config).stem}}
     out_dir = Path(args.models_dir)
@@ -298,7 +298,8 @@ def model_card(model: dict, card: dict, names: list[str]) -> str:
              f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates |",
              f"| training time | {time_text} |",
              f"| hardware | {card['hardware']}, torch threads {card['torch_threads']} |",
-             f"| network | {algo.upper()} MLP {model['obs_dim']} -> {' -> '.join(str(h) for h in model['hidden'])}, "
+             f"| network | {algo.upper()} {'card-plane conv + ' if model.get('encoder') == 'conv' else ''}MLP "
+             f"{model['obs_dim']} -> {' -> '.join(str(h) for h in model['hidden'])}, "
              f"features `{model.get('features')}` |", ""]
     lines += ["## Evaluation", ""]
     evals = card["evaluations"]
