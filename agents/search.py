@@ -16,8 +16,10 @@ knob               meaning (default)
 ``rollout``        the bot that plays both seats after the move: ``simple`` (fast,
                    deterministic, read straight from the state), ``hollywood``, ``neller``,
                    ``marjj`` or ``random``
-``base``           the bot that makes the decisions not searched and whose move gets the prior
-                   (``marjj``: it waits for gin and undercuts; empty: the rollout bot)
+``base``           the policy that makes the decisions not searched and whose move gets the prior:
+                   a bot (``marjj``: it waits for gin and undercuts), a shipped model
+                   (``ppo-hollywood``, ...) or a checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy);
+                   empty: the rollout bot
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
                    base bot's), ``knocks`` (knocks and discards; draws are the base bot's) or
                    ``all`` (draws, knocks and discards)
@@ -113,7 +115,7 @@ from hollywood_env.sampling import SeedLike, as_generator
 
 from . import bots as B
 from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
-from .registry import AgentSpecError, make_bot
+from .registry import SHIPPED_MODELS, AgentSpecError, make_agent, make_bot
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec"]
 
@@ -122,6 +124,19 @@ _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random")
 _BELIEFS = ("auto",) + BELIEFS
 _VALUES = ("points", "win", "sheet")
 _MOVES = ("discards", "knocks", "all")
+#: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
+_POLICY_PREFIXES = ("ppo:", "dqn:")
+
+
+def _shipped_models() -> list[str]:
+    return sorted(SHIPPED_MODELS)
+
+
+def _is_base_spec(base: str) -> bool:
+    """Whether ``base`` names a base policy: empty (the rollout bot), a bot, a shipped model or
+    a PPO / DQN checkpoint (``ppo:PATH``, ``dqn:PATH``)."""
+    return base in ("",) + _ROLLOUTS or base in SHIPPED_MODELS or \
+        (base.startswith(_POLICY_PREFIXES) and len(base) > 4)
 
 
 @dataclass(frozen=True)
@@ -153,8 +168,9 @@ class SearchConfig:
         check_positive_int("worlds", self.worlds)
         if self.rollout not in _ROLLOUTS:
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, got {self.rollout!r}")
-        if self.base not in ("",) + _ROLLOUTS:
-            raise ValueError(f"base must be one of {list(_ROLLOUTS)} (empty: the rollout bot), got {self.base!r}")
+        if not _is_base_spec(self.base):
+            raise ValueError(f"base must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
+                             f"ppo:PATH or dqn:PATH (empty: the rollout bot), got {self.base!r}")
         if self.moves not in _MOVES:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
         if self.belief not in _BELIEFS:
@@ -247,13 +263,21 @@ class SearchAgent:
         self._policy = make_bot(self.config.rollout, self.rules, self.rng)
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         base = self.config.base or self.config.rollout
-        self._base = self._policy if base == self.config.rollout else make_bot(base, self.rules, self.rng)
+        if base == self.config.rollout:
+            self._base = self._policy
+        elif base in _ROLLOUTS:
+            self._base = make_bot(base, self.rules, self.rng)
+        else:  # a trained policy: greedy, so it needs no seed of its own
+            try:
+                self._base = make_agent(base, self.rules, seed=self.rng)
+            except AgentSpecError as e:
+                raise ValueError(f"base={base}: {e}") from None
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
 
     def seed(self, seed: SeedLike = None) -> None:
         self.rng = as_generator(seed)
         self._policy.seed(self.rng)
-        if self._base is not self._policy:
+        if self._base is not self._policy and callable(getattr(self._base, "seed", None)):
             self._base.seed(self.rng)
 
     def __repr__(self) -> str:

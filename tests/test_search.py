@@ -153,11 +153,25 @@ def test_specs_and_knobs():
     assert replace(default, belief="auto") == SearchConfig()
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
                       ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
-                      ("search:base=ppo", "base must be one of"),
+                      ("search:base=ppo", "base must be one of"), ("search:base=sb3:x.zip", "base must be one of"),
+                      ("search:base=ppo:no/such/file.pt", "base=ppo:no/such/file.pt"),
                       ("search:worlds", "must be KEY=VALUE"), ("search:seconds=-1", "seconds must be >= 0"),
                       ("search:belief=melds", "belief must be one of")]:
         with pytest.raises(AgentSpecError, match=says):
             make_agent(bad, "hollywood")
+
+
+def test_a_trained_policy_as_the_base():
+    """``base`` may name a trained policy: it makes the moves not searched and its move gets the
+    prior, exactly as a bot base does."""
+    agent = make_agent("search:worlds=4,base=ppo-hollywood", "hollywood", seed=3)
+    ppo = make_agent("ppo-hollywood", "hollywood")
+    state = core.init(8, rules="hollywood", seed=5)
+    obs, masks = encode(state), state.legal_action_mask
+    ev = agent.candidate_values(obs, masks)
+    assert np.array_equal(ev.base, ppo(obs, masks))
+    r = play_pairing("search:worlds=2,base=ppo-hollywood", "simple", "hollywood", n_pairs=1, seed=1, per_hand=True)
+    assert r.hands.sum() == 2 and r.a_decisions > 0
 
 
 def test_it_plays_matches_and_the_vector_env():
