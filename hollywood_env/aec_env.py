@@ -84,12 +84,20 @@ other action and ``last()`` raise ``ResetNeededError``, and every ``action_mask`
 is not an action (``True`` is refused, not read as 1).
 
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
-legal mask, in one compiled call with numba, the ``fast`` extra; on Python ints without it),
-``observe`` encodes in one compiled call too, and the env keeps the scoresheet part of the
-observations between hands. PettingZoo's three wrappers cost about as much again as
-``raw_env`` itself, which is why :func:`env` does their checks itself (a few attribute reads per
-step): it runs at ``raw_env``'s speed. ``benchmarks/env_throughput.py`` measures ``env()``,
-``wrapped_env()``, ``raw_env``, a do-nothing env, OpenSpiel's Python loop and RLCard in one run.
+legal mask, in one compiled call with numba, the ``fast`` extra; on Python ints without it), and
+the env keeps the scoresheet part of the observations between hands. With numba a step that
+ends no hand is one compiled call (:func:`hollywood_env.observation.step_observe_packed`): the
+move, the legal mask after it, and the observation and ``int8`` mask of the agent to act next,
+written into a buffer the env owns; ``observe`` and ``last`` of that agent then return copies of
+them (fresh arrays at every call: nothing the caller holds is written again); after a reset or
+a hand's end a second compiled call writes them. The other agent's observation, and every
+observation without numba, is encoded from the State at the call. So the engine state is the
+env's: change it only through ``step`` and ``reset`` (a State put in ``env.state`` in its place
+is noticed, and read from). PettingZoo's
+three wrappers cost about as much again as ``raw_env`` itself, which is why :func:`env` does
+their checks itself (a few attribute reads per step): it runs at ``raw_env``'s speed.
+``benchmarks/env_throughput.py`` measures ``env()``, ``wrapped_env()``, ``raw_env``, a do-nothing
+env, OpenSpiel's Python loop and RLCard in one run.
 
 Version history: the table in :mod:`hollywood_env.hollywood_gin_v0` (the versioned module).
 """
@@ -106,9 +114,17 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from . import core
+from . import core, kernels
 from .actions import KIND_NAMES, KIND_WALL, NUM_ACTIONS, action_name
-from .observation import OBSERVATION_TABLE, SheetCache, encode_one
+from .observation import (
+    NOT_LEGAL,
+    NOT_SIMPLE,
+    OBSERVATION_TABLE,
+    PackedObserver,
+    SheetCache,
+    encode_one,
+    step_observe_packed,
+)
 
 # the observation table lives once, in hollywood_env.observation
 if __doc__:  # None under python -OO
@@ -124,6 +140,26 @@ __all__ = ["env", "raw_env", "classic_env", "wrapped_env", "IllegalActionError",
 _WALL = KIND_NAMES[KIND_WALL]
 
 IllegalActionError = core.IllegalActionError
+
+
+class _Ready:
+    """What :class:`raw_env` prepared for its next calls, with numba and a packed one-game State:
+    ``state``, the State it describes; ``agent``, the agent to act whose observation and mask the
+    env's :class:`~hollywood_env.observation.PackedObserver` holds (None: nobody's);
+    ``packed``, the State's packed buffer for the compiled step (None: the next step takes
+    ``core.step_one``). Valid while ``env.state`` is ``state``; a copy (``copy.deepcopy`` of the
+    env's attributes, pickle) is an empty one, as the copied State is not packed."""
+
+    __slots__ = ("state", "agent", "packed")
+
+    def __init__(self, state: core.State | None = None, agent: str | None = None, packed: np.ndarray | None = None):
+        self.state, self.agent, self.packed = state, agent, packed
+
+    def __deepcopy__(self, memo: dict) -> _Ready:
+        return _Ready()
+
+    def __reduce__(self) -> tuple:
+        return (_Ready, ())
 
 
 
@@ -189,6 +225,8 @@ class raw_env(AECEnv, EzPickle):
         self._next_hand = False
         self._last_summary: dict | None = None
         self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between hands
+        self._observer = PackedObserver(self.rules)  # the observation of the agent to act, written ahead
+        self._ready = _Ready()
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -219,10 +257,22 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self._names[int(self.state.current_player[0])]
+        self._prepare()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        r = self._ready
+        if (agent is not None and agent == r.agent and r.state is self.state
+                and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))):
+            # the agent to act: its observation and mask, written at the step (or reset) that
+            # made it the agent to act; copies, which the caller owns
+            o = self._observer
+            return {"observation": o.observation.copy(), "action_mask": o.mask.copy()}
+        return self._observe_state(agent)
+
+    def _observe_state(self, agent: str) -> dict[str, np.ndarray]:
+        """``observe(agent)`` computed from the State (what the prepared observation equals)."""
         st = self.state
         if st is None:
             raise ResetNeededError("reset() must be called before observe() (or last())")
@@ -266,38 +316,73 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._play(agent, self.check_action(agent, action))
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            action = self.check_action(agent, action)  # the action as an int, or its error
+        if not self._play(agent, action):
+            self.check_action(agent, action)  # the mask forbids it: IllegalActionError
 
-    def _play(self, agent: str, a: int) -> None:
-        """Play the legal action ``a`` (an int) of ``agent``, the agent to act."""
-        st = self.state
+    def _play(self, agent: str, a: int) -> bool:
+        """Play the action ``a`` (an int in 0..107) of ``agent``, the agent to act, and return
+        True; return False, with nothing changed, if the legal mask forbids it."""
+        st, r, names = self.state, self._ready, self._names
+        if r.packed is not None and r.state is st:
+            # one compiled call: a simple move, then the observation and mask of the agent to act
+            code = step_observe_packed(a, r.packed, self._observer.buffer)
+            if code == NOT_LEGAL:
+                return False
+            simple = code >= 0
+            if code == NOT_SIMPLE:  # nothing changed: the batched path takes it
+                core.step_one(st, a)
+        elif not st.legal_action_mask[0, a]:
+            return False
+        else:
+            code = NOT_SIMPLE
+            simple = core.step_one(st, a) and not st.truncated[0]
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
-        names = self._names
-        if core.step_one(st, a) and not st.truncated[0]:
-            # a simple move: no hand ended, no rewards (what the general code below would find)
+        if simple:  # no hand ended, no rewards (what the general code below would find)
             self.rewards = {names[0]: 0.0, names[1]: 0.0}
             self._last_summary = None
-            self.agent_selection = names[st.current_player[0]]
-            if self.render_mode == "human":
-                self.render()
-            return
-        r0, r1 = shaped_rewards_one(st, self.reward_config)
-        self.rewards = {names[0]: r0, names[1]: r1}
-        summary = hand_summary(st, 0, names) if st.hand_ended[0] else None
-        self._last_summary = summary  # the full record: only its views reach the agents
-        if summary is not None:
-            for name in self.agents:
-                self.infos[name] = self._summary_for(name)
-        terminated, truncated = episode_ends(st, self.reward_config)
-        if terminated[0] or truncated[0]:
-            self._next_hand = bool(terminated[0] and not st.terminated[0] and not st.truncated[0])
-            self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
-            self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
-        self._accumulate_rewards()
-        self.agent_selection = names[int(st.current_player[0])]
+        else:
+            r0, r1 = shaped_rewards_one(st, self.reward_config)
+            self.rewards = {names[0]: r0, names[1]: r1}
+            summary = hand_summary(st, 0, names) if st.hand_ended[0] else None
+            self._last_summary = summary  # the full record: only its views reach the agents
+            if summary is not None:
+                for name in self.agents:
+                    self.infos[name] = self._summary_for(name)
+            terminated, truncated = episode_ends(st, self.reward_config)
+            if terminated[0] or truncated[0]:
+                self._next_hand = bool(terminated[0] and not st.terminated[0] and not st.truncated[0])
+                self.terminations = dict.fromkeys(self.agents, bool(terminated[0]))
+                self.truncations = dict.fromkeys(self.agents, bool(truncated[0]))
+            self._accumulate_rewards()
+        if code >= 0:  # the compiled call wrote the observation of the agent to act
+            self.agent_selection = r.agent = names[code]
+        else:
+            self.agent_selection = names[int(st.current_player[0])]
+            self._prepare()
         if self.render_mode == "human":
             self.render()
+        return True
+
+    def _prepare(self) -> None:
+        """After a reset or a step that the compiled call did not make: with numba and a packed
+        State, write the observation and mask of the agent to act (if it is to act) into the
+        observer, and arm the compiled step for the next move (unless a hand's end left events,
+        which ``core.step_one`` clears first)."""
+        st = self.state
+        packed = st.packed if kernels.AVAILABLE else None
+        if packed is None:
+            self._ready = _Ready()
+            return
+        observer = self._observer
+        observer.set_sheets(st, self._sheet_cache)
+        agent = self.agent_selection
+        live = agent in self.terminations and not (self.terminations[agent] or self.truncations[agent])
+        if live:
+            observer.observe(packed, int(st.current_player[0]))
+        self._ready = _Ready(st, agent if live else None, None if st.hand_ended[0] else packed)
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -402,10 +487,11 @@ class classic_env(raw_env):
         self._ended_illegal = False
         super().reset(seed=seed, options=options)
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _observe_state(self, agent: str) -> dict[str, np.ndarray]:
+        # (observe() before the first reset gets here: nothing is prepared then)
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        return super().observe(agent)
+        return super()._observe_state(agent)
 
     def render(self) -> str | np.ndarray | None:
         if not self._has_reset:
@@ -427,13 +513,14 @@ class classic_env(raw_env):
         agent = self.agent_selection
         dead = self.terminations[agent] or self.truncations[agent]
         # AssertOutOfBoundsWrapper (a bool is no action, though Discrete.contains(True) holds)
-        if isinstance(action, (bool, np.bool_)) or not (
-                (action is None and dead) or (type(action) is int and 0 <= action < NUM_ACTIONS)
-                or self.action_spaces[agent].contains(action)):
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS) and (isinstance(action, (bool, np.bool_)) or not (
+                (action is None and dead) or self.action_spaces[agent].contains(action))):
             raise AssertionError(f"action is not in action space: {action!r} for {agent}; allowed: an integer in "
                                  f"0..{NUM_ACTIONS - 1}" + (", or None (the agent is done)" if dead else ""))
-        # TerminateIllegalWrapper: the mask the agent to act was shown is the game's legal mask
-        if not dead and not self.state.legal_action_mask[0, int(action)]:
+        if dead:
+            super().step(action)
+        elif not self._play(agent, int(action)):
+            # TerminateIllegalWrapper: the mask the agent to act was shown is the game's legal mask
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0
             self.terminations = dict.fromkeys(self.agents, True)
@@ -443,11 +530,6 @@ class classic_env(raw_env):
             self._accumulate_rewards()
             self._deads_step_first()
             self._ended_illegal = True
-            return
-        if dead:
-            super().step(action)
-        else:
-            self._play(agent, int(action))
 
 
 class _OrderEnforcingIter:

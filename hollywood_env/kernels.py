@@ -14,6 +14,7 @@ function                   what it computes, for one game
 :func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
 :func:`deal_deck`          ``cards.deal_decks``: the card order of a seeded deal
 :func:`step_packed`        :func:`step_simple` on a packed one-game State (below)
+:func:`step_fields`        the same on its fields (:func:`packed_fields`), for compiled callers
 :func:`step_simple`        a move that cannot end a hand (take the discard, pass, draw, a
                            discard short of the wall) and the legal mask after it, in place
                            on the arrays of a one-game ``State``; returns False, with nothing
@@ -26,8 +27,11 @@ their own (the observation's ``encode_one``).
 A packed one-game State (:func:`hollywood_env.core.init` makes every one-game State packed when
 the kernels are available) has the arrays of :data:`PACKED_FIELDS` as views into one ``uint8``
 buffer, followed by four ``int64`` rule slots (:data:`PACKED_RULES`): compiled code then takes
-the whole game as one argument, which saves numba the unboxing of some twenty arrays per call.
-:func:`packed_fields` gives the views back inside compiled code.
+the whole game as one argument, the buffer seen as one record of :data:`PACKED_DTYPE`
+(``state.packed``), which saves numba the unboxing of some twenty arrays per call.
+:func:`packed_fields` gives the arrays back inside compiled code, as the record's fields: numba
+reads those at fixed offsets, where views made with ``view`` and ``reshape`` would cost more
+than the move itself.
 
 Each is the same rule written a second time, for speed. The readable definitions stay where
 they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step`,
@@ -54,7 +58,8 @@ from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM
 from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
 __all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
-           "step_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "packed_layout"]
+           "step_packed", "step_fields", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE",
+           "packed_layout"]
 
 
 def _numba_njit():
@@ -353,43 +358,46 @@ def packed_layout() -> tuple[dict[str, tuple[int, int]], int, int]:
     return offsets, pos, pos + 8 * len(PACKED_RULES)
 
 
-_OFFSETS, _RULES_AT, _PACKED_SIZE = packed_layout()
-# constants for the compiled code (numba reads module-level ints, not dicts)
-(_H0, _H1), (_K0, _K1), (_D0, _D1) = _OFFSETS["hands"], _OFFSETS["known"], _OFFSETS["discarded"]
-(_PS0, _PS1), (_SP0, _SP1), (_TC0, _TC1) = _OFFSETS["pile_size"], _OFFSETS["stock_pos"], _OFFSETS["taken_card"]
-(_KL0, _KL1), (_SC0, _SC1), (_MU0, _MU1) = _OFFSETS["knock_limit"], _OFFSETS["step_count"], _OFFSETS["multiplier"]
-(_HN0, _HN1), (_LG0, _LG1), (_LS0, _LS1) = _OFFSETS["hand_number"], _OFFSETS["log"], _OFFSETS["log_size"]
-(_PI0, _PI1), (_DK0, _DK1), (_CP0, _CP1) = _OFFSETS["pile"], _OFFSETS["deck"], _OFFSETS["current_player"]
-(_PH0, _PH1), (_DL0, _DL1), (_TE0, _TE1) = _OFFSETS["phase"], _OFFSETS["dealer"], _OFFSETS["terminated"]
-(_TR0, _TR1), (_LM0, _LM1) = _OFFSETS["truncated"], _OFFSETS["legal_action_mask"]
-_R0 = _RULES_AT
+def _packed_dtype() -> np.dtype:
+    offsets, rules_at, size = packed_layout()
+    names = [name for name, _, _ in PACKED_FIELDS]
+    formats = [(np.uint8 if dtype is np.bool_ else dtype, shape) for _, dtype, shape in PACKED_FIELDS]
+    return np.dtype({"names": names + ["rules"], "formats": formats + [(np.int64, (len(PACKED_RULES),))],
+                     "offsets": [offsets[name][0] for name in names] + [rules_at], "itemsize": size})
+
+
+#: the packed buffer as one record, ``buf.view(PACKED_DTYPE)`` (shape ``(1,)``): the fields of
+#: :data:`PACKED_FIELDS` and ``rules`` (the rule slots) at their offsets. This is what the compiled
+#: code takes: numba reads a record's fields as arrays at fixed offsets, with no work per call
+#: (the bool fields are ``uint8`` there, as numba has no nested bool arrays)
+PACKED_DTYPE = _packed_dtype()
 
 #: the views of a packed buffer, by State field name
 PackedFields = namedtuple("PackedFields", [name for name, _, _ in PACKED_FIELDS])
 
 
 @_njit
-def packed_fields(buf: np.ndarray) -> PackedFields:
-    """The State arrays a packed buffer holds, as views (a :data:`PackedFields` namedtuple)."""
-    return PackedFields(
-        buf[_H0:_H1].view(np.uint64).reshape((1, 2)), buf[_K0:_K1].view(np.uint64).reshape((1, 2)),
-        buf[_D0:_D1].view(np.uint64).reshape((1, 2)), buf[_PS0:_PS1].view(np.int64),
-        buf[_SP0:_SP1].view(np.int64), buf[_TC0:_TC1].view(np.int64), buf[_KL0:_KL1].view(np.int64),
-        buf[_SC0:_SC1].view(np.int64), buf[_MU0:_MU1].view(np.int64), buf[_HN0:_HN1].view(np.int64),
-        buf[_LG0:_LG1].view(np.int16).reshape((1, LOG_CAPACITY)), buf[_LS0:_LS1].view(np.int16),
-        buf[_PI0:_PI1].view(np.int8).reshape((1, NUM_CARDS)), buf[_DK0:_DK1].view(np.int8).reshape((1, NUM_CARDS)),
-        buf[_CP0:_CP1].view(np.int8), buf[_PH0:_PH1].view(np.int8), buf[_DL0:_DL1].view(np.int8),
-        buf[_TE0:_TE1].view(np.bool_), buf[_TR0:_TR1].view(np.bool_),
-        buf[_LM0:_LM1].view(np.bool_).reshape((1, NUM_ACTIONS)),
-    )
+def packed_fields(packed: np.ndarray) -> PackedFields:
+    """The State arrays a packed buffer holds (``packed``: its :data:`PACKED_DTYPE` record), as
+    views (a :data:`PackedFields` namedtuple)."""
+    r = packed[0]
+    return PackedFields(r.hands, r.known, r.discarded, r.pile_size, r.stock_pos, r.taken_card, r.knock_limit,
+                        r.step_count, r.multiplier, r.hand_number, r.log, r.log_size, r.pile, r.deck,
+                        r.current_player, r.phase, r.dealer, r.terminated, r.truncated, r.legal_action_mask)
 
 
 @_njit
-def step_packed(a: int, buf: np.ndarray) -> bool:
-    """:func:`step_simple` on a packed one-game State (its buffer and rule slots)."""
-    f = packed_fields(buf)
-    rules = buf[_R0:_R0 + 32].view(np.int64)
+def step_fields(a: int, f: PackedFields, packed: np.ndarray) -> bool:
+    """:func:`step_simple` on the fields ``f`` of the packed one-game State ``packed``
+    (``packed_fields(packed)``, for compiled callers that read the fields themselves)."""
+    rules = packed[0].rules
     return step_simple(a, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.deck, f.stock_pos, f.taken_card,
                        f.current_player, f.phase, f.dealer, f.knock_limit, f.log, f.log_size, f.step_count,
                        f.terminated, f.truncated, f.legal_action_mask, rules[0], rules[1], rules[2] != 0,
                        rules[3] != 0)
+
+
+@_njit
+def step_packed(a: int, packed: np.ndarray) -> bool:
+    """:func:`step_simple` on a packed one-game State (its :data:`PACKED_DTYPE` record)."""
+    return step_fields(a, packed_fields(packed), packed)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import kernels
-from .actions import PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
+from .actions import NUM_ACTIONS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD
 from .cards import CARD_BITS, NUM_CARDS
 from .rules import Rules
 
@@ -327,8 +327,104 @@ def _encode_args(state: State) -> tuple:
 
 
 @kernels.jit
-def _encode_packed(out, me, sheet, buf):
-    """:func:`_encode_compiled` of a packed one-game State (:func:`kernels.packed_fields`)."""
-    f = kernels.packed_fields(buf)
+def _encode_fields(out, me, sheet, f):
+    """:func:`_encode_compiled` of the fields ``f`` of a packed one-game State (:func:`kernels.packed_fields`)."""
     _encode_compiled(out, 0, me, sheet, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.stock_pos, f.phase,
                      f.dealer, f.knock_limit, f.multiplier, f.hand_number)
+
+
+@kernels.jit
+def _encode_packed(out, me, sheet, buf):
+    """:func:`_encode_compiled` of a packed one-game State."""
+    _encode_fields(out, me, sheet, kernels.packed_fields(buf))
+
+
+# --- the observation of the player to act, written ahead (the AEC env) ---------------------------
+#: bytes before the observation in a :class:`PackedObserver` buffer: the int8 mask, padded to 8
+_MASK_BYTES = -(-NUM_ACTIONS // 8) * 8
+#: :func:`step_observe_packed`'s results other than the seat to act
+NOT_LEGAL, NOT_SIMPLE, TRUNCATED = -1, -2, -3
+
+
+@kernels.jit
+def _observer_views(buffer):
+    """``(observation, mask, sheets)``: the views of a :class:`PackedObserver` buffer (``uint8``:
+    the ``int8`` mask in ``_MASK_BYTES`` bytes, then ``float32`` values: the observation, ``D``,
+    and the ``SHEET`` part for seat 0 and seat 1, ``9 C`` each; ``C`` follows from the size)."""
+    floats = buffer[_MASK_BYTES:].view(np.float32)
+    s = (floats.shape[0] - SHEET_START) // 3
+    return floats[:SHEET_START + s], buffer[:NUM_ACTIONS].view(np.int8), floats[SHEET_START + s:].reshape((2, s))
+
+
+@kernels.jit
+def _observe_fields(f, out, me):
+    """Write the observation of seat ``me`` of a packed one-game State (its fields ``f``), and the
+    State's legal mask as ``int8``, into the :class:`PackedObserver` buffer ``out``."""
+    obs, mask, sheets = _observer_views(out)
+    _encode_fields(obs, me, sheets[me], f)
+    row = f.legal_action_mask[0]
+    for i in range(NUM_ACTIONS):
+        mask[i] = 1 if row[i] else 0
+
+
+@kernels.jit
+def _observe_packed(buf, out, me):
+    """:func:`_observe_fields` of the packed one-game State ``buf``."""
+    _observe_fields(kernels.packed_fields(buf), out, me)
+
+
+@kernels.jit
+def step_observe_packed(a: int, buf: np.ndarray, out: np.ndarray) -> int:
+    """Apply the action ``a`` to a packed one-game State if it is a simple move
+    (:func:`hollywood_env.kernels.step_packed`), then write the observation and ``int8`` mask of
+    the player to act into the :class:`PackedObserver` buffer ``out``, in one compiled call, and
+    return that player's seat. Otherwise nothing is written, and it returns ``NOT_LEGAL`` (an
+    action the legal mask forbids, or a finished game: nothing changed), ``NOT_SIMPLE`` (a move
+    the batched path takes: nothing changed) or ``TRUNCATED`` (a simple move that reached
+    ``max_steps``: the game is truncated). Like ``step_packed`` it leaves the events of a hand's
+    end as they are: call it while ``state.hand_ended[0]`` is False (``core.step_one`` clears them)."""
+    f = kernels.packed_fields(buf)
+    if a < 0 or a >= NUM_ACTIONS or f.terminated[0] or f.truncated[0] or not f.legal_action_mask[0, a]:
+        return NOT_LEGAL
+    if not kernels.step_fields(a, f, buf):
+        return NOT_SIMPLE
+    if f.truncated[0]:
+        return TRUNCATED
+    me = np.int64(f.current_player[0])
+    _observe_fields(f, out, me)
+    return me
+
+
+class PackedObserver:
+    """The observation (``float32``) and action mask (``int8``) of one seat of a packed one-game
+    State (:mod:`hollywood_env.kernels`), written by compiled code into one buffer it owns, with
+    the ``SHEET`` part of both seats: what the AEC env hands out for the agent to act, prepared
+    at the step that made it the agent to act (:func:`step_observe_packed`: the move and the
+    observation in one call). ``observation``, ``mask`` and ``sheets`` are views of ``buffer``
+    that the next call overwrites: copy them to keep them. Needs the compiled kernels
+    (``kernels.AVAILABLE``); a copy (``copy.deepcopy``, pickle) has a buffer of its own."""
+
+    def __init__(self, rules: Rules):
+        floats = observation_size(rules) + 2 * SHEET_FEATURES * rules.columns
+        self._use(np.zeros(_MASK_BYTES + 4 * floats, dtype=np.uint8))
+
+    def _use(self, buffer: np.ndarray) -> None:
+        self.buffer = buffer
+        self.observation, self.mask, self.sheets = getattr(_observer_views, "py_func", _observer_views)(buffer)
+
+    def __getstate__(self) -> dict:
+        return {"buffer": self.buffer}
+
+    def __setstate__(self, state: dict) -> None:
+        self._use(state["buffer"])
+
+    def set_sheets(self, state: State, sheet_cache: SheetCache) -> None:
+        """Take the ``SHEET`` part of both seats of the one-game ``state`` (again after any change
+        of its scoresheet: a simple move makes none)."""
+        for me in (0, 1):
+            self.sheets[me] = sheet_cache.features_one(state, 0, me)
+
+    def observe(self, packed: np.ndarray, viewer: int) -> None:
+        """Write the observation of seat ``viewer`` of the packed State ``packed`` (``state.packed``)
+        and its legal mask as ``int8``; the ``SHEET`` part is the one :meth:`set_sheets` took."""
+        _observe_packed(packed, self.buffer, viewer)
