@@ -475,7 +475,7 @@ def step(state: State, actions: np.ndarray, games: Games | None = None) -> State
         raise ValueError(f"actions must have shape ({b},) (one per game), got {actions.shape}")
     if actions.dtype.kind not in "iu":
         raise TypeError(f"actions must be integers, got dtype {actions.dtype}")
-    if b == 1 and games is None and _step_one(state, int(actions[0])):
+    if b == 1 and games is None and (_step_one(state, int(actions[0])) or _end_hand_one(state, int(actions[0]))):
         return state
     actions = actions.astype(np.int64)
     active = ~(state.terminated | state.truncated)
@@ -595,8 +595,11 @@ def step_one(state: State, action: int) -> bool:
         if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
             raise TypeError(f"an action must be one integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
         action = int(action)
-    if 0 <= action < NUM_ACTIONS and _step_one(state, action):  # (step() names an action out of range)
-        return True
+    if 0 <= action < NUM_ACTIONS:  # (step() names an action out of range)
+        if _step_one(state, action):
+            return True
+        if _end_hand_one(state, action):
+            return False
     if not -2**63 <= action < 2**63:  # no int64: out of range, whatever the game
         if state.terminated[0] or state.truncated[0]:
             return False  # a finished game ignores its action
@@ -644,9 +647,11 @@ def _flat(a: np.ndarray) -> np.ndarray:
 # With one game (the AEC env) numpy's per-call overhead is most of a step's cost. The moves that
 # cannot end a hand (take the discard, pass, draw, a discard that does not reach the wall) and
 # the legal mask after them are done in one compiled call (hollywood_env.kernels, with numba)
-# or, without numba, here on Python scalars; knocks, big gins, walls, illegal actions and
-# finished games go through the batched code above. tests/test_core_single.py checks, step by
-# step over random matches of every preset, that each of the two gives the batched path's state.
+# or, without numba, here on Python scalars. The moves that end a hand (knocks, big gins, walls)
+# go through the batched helpers of the settlement, the wall and the deal, called directly
+# (_end_hand_one); illegal actions and finished games go through step() above.
+# tests/test_core_single.py checks, step by step over random matches of every preset, that each
+# of these gives the batched path's state.
 
 
 def _step_one(state: State, a: int) -> bool:
@@ -667,15 +672,7 @@ def _step_one(state: State, a: int) -> bool:
     p = int(state.current_player[0])
     hands, known = state.hands[0], state.known[0]  # views
     if a < KNOCK:  # a plain discard
-        _log_one(state, p, EVENT_DISCARD, a)
-        bit = 1 << a
-        hands[p] = int(hands[p]) ^ bit
-        known[p] = int(known[p]) & ~bit
-        state.discarded[0, p] = int(state.discarded[0, p]) | bit
-        size = int(state.pile_size[0])
-        state.pile[0, size] = a
-        state.pile_size[0] = size + 1
-        state.taken_card[0] = -1
+        _discard_one(state, p, a)
         state.current_player[0] = 1 - p
         state.phase[0] = PHASE_DRAW
     elif a == TAKE_DISCARD:
@@ -701,6 +698,47 @@ def _step_one(state: State, a: int) -> bool:
     state.step_count[0] += 1
     if state.max_steps is not None and state.step_count[0] >= state.max_steps:
         state.truncated[0] = True  # a simple move never ends the match, so it is not terminated
+    _legal_mask_one(state)
+    return True
+
+
+def _discard_one(state: State, p: int, card: int) -> None:
+    """Player ``p`` of the only game of a one-game state discards ``card`` (plain or to knock)."""
+    _log_one(state, p, EVENT_DISCARD, card)
+    bit = 1 << card
+    state.hands[0, p] = int(state.hands[0, p]) ^ bit
+    state.known[0, p] = int(state.known[0, p]) & ~bit
+    state.discarded[0, p] = int(state.discarded[0, p]) | bit
+    size = int(state.pile_size[0])
+    state.pile[0, size] = card
+    state.pile_size[0] = size + 1
+    state.taken_card[0] = -1
+
+
+def _end_hand_one(state: State, a: int) -> bool:
+    """Apply action ``a`` to the only game of a one-game state if it ends the hand (a knock, a
+    big gin, a discard into the wall), with the batched code's helpers for the settlement, the
+    wall and the next deal; return False, with nothing changed, for any other action (a simple
+    move, an illegal action, a finished game)."""
+    if state.terminated[0] or state.truncated[0] or not 0 <= a < NUM_ACTIONS or not state.legal_action_mask[0, a]:
+        return False
+    wall = a < KNOCK and NUM_CARDS - int(state.stock_pos[0]) == state.rules.wall_stock_size
+    if not (wall or KNOCK <= a < DRAW_STOCK or a == BIG_GIN):
+        return False
+    if state.hand_ended[0]:  # the last step's events and rewards
+        state.rewards[:] = 0
+        _clear_events(state, slice(None))
+    g = np.zeros(1, dtype=np.int64)  # the games argument of the batched helpers
+    if a == BIG_GIN:
+        going = _settle(state, g, big_gin=True)
+    else:
+        _discard_one(state, int(state.current_player[0]), a % KNOCK)
+        going = _end_in_wall(state, g) if wall else _settle(state, g, big_gin=False)
+    if going.size:
+        _deal(state, going)
+    state.step_count[0] += 1
+    if state.max_steps is not None and not state.terminated[0] and state.step_count[0] >= state.max_steps:
+        state.truncated[0] = True
     _legal_mask_one(state)
     return True
 
