@@ -1,5 +1,6 @@
 """The environments: PettingZoo AEC env, Gymnasium vector and single envs, the self-play batch."""
 
+import copy
 import warnings
 
 import gymnasium
@@ -10,7 +11,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
 
 import hollywood_env as H
-from hollywood_env import Rules, core, melds
+from hollywood_env import Rules, aec_env, core, kernels, melds
 from hollywood_env.actions import DRAW_STOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.aec_env import raw_env
 from hollywood_env.cards import bools_to_masks
@@ -179,6 +180,130 @@ def test_aec_illegal_actions():
     acts[1] = 51 if not st.legal_action_mask[1, 51] else 50
     with pytest.raises(core.IllegalActionError, match=r"illegal action \d+ \(discard ..\) in game 1; legal actions: "):
         core.step(st, acts)
+
+
+def _aec_record(make, seed: int, decisions: int) -> list:
+    """Everything a user of the AEC env reads, call by call, over ``decisions`` random legal
+    moves (resetting at each episode's end): the agent to act, ``last()``, both agents'
+    observations, the rewards, terminations, truncations and infos."""
+    e = make()
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(decisions):
+        if not e.agents:
+            e.reset()
+            out.append("reset")
+            continue
+        agent = e.agent_selection
+        last = e.last()
+        views = {a: e.observe(a) for a in e.possible_agents}
+        out.append((agent, last, views, dict(e.rewards), dict(e.terminations), dict(e.truncations),
+                    copy.deepcopy(e.infos)))
+        obs, _, term, trunc, _ = last
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(None if term or trunc else int(legal[rng.integers(legal.size)]))
+    return out
+
+
+def _assert_same_record(a, b, where="") -> None:
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b), where
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), (where, a, b)
+        for k in a:
+            _assert_same_record(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), (where, a, b)
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _assert_same_record(x, y, f"{where}[{i}]")
+    else:
+        assert a == b and type(a) is type(b), (where, a, b)
+
+
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra), or HOLLYWOOD_GIN_NUMBA=0")
+@pytest.mark.parametrize("kwargs", [
+    dict(rules=Rules.preset("hollywood").replace(target=25, knock_limit=40, wall_stock_size=16)),
+    dict(rules=Rules.preset("oklahoma").replace(target=30, wall_stock_size=22), per_hand_episodes=True),
+    dict(rules=Rules(target=30, knock_limit=40, big_gin=True), reward="match", max_steps=90),
+])
+def test_aec_compiled_step_and_observation_equal_the_python_path(kwargs, monkeypatch):
+    """With numba, a step that ends no hand is one compiled call that also writes the next
+    agent's observation and mask ahead; without it every observation is encoded from the
+    State at the call. Both give the same calls' results, for env() and raw_env: whole matches,
+    per-hand episodes and truncation."""
+    compiled_moves = []
+    compiled = aec_env.step_observe_packed
+
+    def counted(a, packed, out):
+        code = compiled(a, packed, out)
+        compiled_moves.append(code >= 0)
+        return code
+
+    monkeypatch.setattr(aec_env, "step_observe_packed", counted)
+    makers = (lambda: H.env(**kwargs), lambda: raw_env(**kwargs))
+    fast = [_aec_record(make, seed=5, decisions=700) for make in makers]
+    assert sum(compiled_moves) > 0.8 * 700 * len(makers)
+    monkeypatch.setattr(kernels, "AVAILABLE", False)  # the States made from now on are not packed
+    compiled_moves.clear()
+    slow = [_aec_record(make, seed=5, decisions=700) for make in makers]
+    assert not compiled_moves
+    for f, s in zip(fast, slow, strict=True):
+        assert "reset" in f  # episodes ended
+        _assert_same_record(f, s)
+
+
+def test_aec_observations_are_the_callers_own():
+    """Every observe() / last() returns fresh arrays: later steps, and changes the caller makes
+    to them, change nothing else."""
+    e = H.env(rules=FAST)
+    e.reset(seed=3)
+    rng = np.random.default_rng(3)
+    kept = []
+    for _ in range(300):
+        if not e.agents:
+            e.reset()
+            continue
+        obs, _, term, trunc, _ = e.last()
+        again = e.observe(e.agent_selection)
+        for key in ("observation", "action_mask"):
+            assert not np.shares_memory(obs[key], again[key])
+            np.testing.assert_array_equal(obs[key], again[key])
+        kept.append({k: (v, v.copy()) for k, v in obs.items()})
+        again["observation"][:] = -7  # the caller's to change
+        again["action_mask"][:] = 1
+        np.testing.assert_array_equal(e.observe(e.agent_selection)["observation"], obs["observation"])
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(None if term or trunc else int(legal[rng.integers(legal.size)]))
+    for views in kept:  # nothing handed out was written again
+        for value, copy_then in views.values():
+            np.testing.assert_array_equal(value, copy_then)
+
+
+def test_aec_env_copies_and_a_replaced_state():
+    """A deep copy of the env's attributes steps on its own State, as the original does; a State
+    put in ``env.state`` is read from (the observation prepared for the old one is not used)."""
+    e = raw_env(rules=FAST)
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(25):
+        obs, *_ = e.last()
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    twin = object.__new__(raw_env)
+    twin.__dict__.update(copy.deepcopy(e.__dict__))
+    for _ in range(200):
+        if not e.agents:
+            break
+        obs, rew, term, trunc, info = e.last()
+        _assert_same_record((obs, rew, term, trunc, info), twin.last())
+        a = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        e.step(a)
+        twin.step(a)
+    other = core.init(1, FAST, seed=99)
+    e.reset(seed=4)
+    e.state = other
+    p = int(other.current_player[0])
+    np.testing.assert_array_equal(e.observe(e.possible_agents[p])["observation"], encode_one(other, 0, p))
 
 
 def test_unknown_preset_and_bad_arguments():
