@@ -455,6 +455,23 @@ def _copy_plain(x: Any) -> Any:
 _ORDER_ATTRS = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")
 
 
+class _SetByReset:
+    """A class attribute of :class:`classic_env` for one of the attributes ``reset()`` sets:
+    reading it before the env has its own raises ``AttributeError`` as PettingZoo's
+    ``OrderEnforcingWrapper`` does. It has no ``__set__``, so once ``reset()`` has set the
+    attribute Python reads the instance's value directly (a ``__getattr__`` on the class would
+    instead slow down every attribute read of the env: the interpreter does not specialize
+    attribute reads on classes that define one)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        raise AttributeError(f"{self.name} cannot be accessed before reset")
+
+
 class classic_env(raw_env):
     """:class:`raw_env` with what PettingZoo's three classic wrappers do built in, in the same
     order and with the same errors and warnings, at a fraction of their cost (what :func:`env`
@@ -486,13 +503,14 @@ class classic_env(raw_env):
         self._has_reset = False
         self._has_updated = False
         self._ended_illegal = False
-        for name in _ORDER_ATTRS:  # set by reset(); read before it, __getattr__ raises as the wrapper does
+        for name in _ORDER_ATTRS:  # set by reset(); read before it, _SetByReset raises as the wrapper does
             self.__dict__.pop(name, None)
 
-    def __getattr__(self, name):
-        if name in _ORDER_ATTRS or name == "num_agents":
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    @property
+    def num_agents(self) -> int:
+        if "agents" not in self.__dict__:
+            raise AttributeError("num_agents cannot be accessed before reset")
+        return len(self.agents)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._has_reset = True
@@ -543,6 +561,10 @@ class classic_env(raw_env):
             self._accumulate_rewards()
             self._deads_step_first()
             self._ended_illegal = True
+
+
+for _name in _ORDER_ATTRS:
+    setattr(classic_env, _name, _SetByReset(_name))
 
 
 class _OrderEnforcingIter:
