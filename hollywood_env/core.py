@@ -167,8 +167,8 @@ class State:
 
     @property
     def packed(self) -> np.ndarray | None:
-        """The buffer that the arrays of a packed one-game State are views into, as one record
-        (``kernels.PACKED_DTYPE``; compiled code takes the whole game as this one argument), or
+        """The buffer that the arrays of a packed one-game State are views into
+        (:mod:`hollywood_env.kernels`; compiled code takes the whole game as one argument), or
         None: a State of several games, no numba, or a field rebound since it was packed."""
         cache = self.__dict__.get("_derived")
         return None if cache is None else cache.get("packed")
@@ -257,7 +257,7 @@ def _pack(state: State) -> None:
     rules = state.rules
     buf[rules_at:].view(np.int64)[:] = (rules.wall_stock_size, -1 if state.max_steps is None else state.max_steps,
                                         rules.forbid_discard_of_taken_card, rules.big_gin)
-    state.__dict__["_derived"] = {"packed": buf.view(kernels.PACKED_DTYPE)}
+    state.__dict__["_derived"] = {"packed": buf}
 
 
 def take(state: State, games: Games) -> State:

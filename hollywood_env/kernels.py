@@ -27,11 +27,10 @@ their own (the observation's ``encode_one``).
 A packed one-game State (:func:`hollywood_env.core.init` makes every one-game State packed when
 the kernels are available) has the arrays of :data:`PACKED_FIELDS` as views into one ``uint8``
 buffer, followed by four ``int64`` rule slots (:data:`PACKED_RULES`): compiled code then takes
-the whole game as one argument, the buffer seen as one record of :data:`PACKED_DTYPE`
-(``state.packed``), which saves numba the unboxing of some twenty arrays per call.
-:func:`packed_fields` gives the arrays back inside compiled code, as the record's fields: numba
-reads those at fixed offsets, where views made with ``view`` and ``reshape`` would cost more
-than the move itself.
+the whole game as one argument, which saves numba the unboxing of some twenty arrays per call.
+:func:`packed_fields` gives the arrays back inside compiled code, as the fields of the buffer seen
+as one record of :data:`PACKED_DTYPE`: numba reads those at fixed offsets, where twenty views
+made with ``view`` and ``reshape`` would cost more than the move itself.
 
 Each is the same rule written a second time, for speed. The readable definitions stay where
 they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step`,
@@ -367,9 +366,9 @@ def _packed_dtype() -> np.dtype:
 
 
 #: the packed buffer as one record, ``buf.view(PACKED_DTYPE)`` (shape ``(1,)``): the fields of
-#: :data:`PACKED_FIELDS` and ``rules`` (the rule slots) at their offsets. This is what the compiled
-#: code takes: numba reads a record's fields as arrays at fixed offsets, with no work per call
-#: (the bool fields are ``uint8`` there, as numba has no nested bool arrays)
+#: :data:`PACKED_FIELDS` and ``rules`` (the rule slots) at their offsets, which numba reads as
+#: arrays with no work per call (the bool fields are ``uint8`` there: numba has no nested bool
+#: arrays). The compiled code takes the ``uint8`` buffer, which numba types faster, and views it so.
 PACKED_DTYPE = _packed_dtype()
 
 #: the views of a packed buffer, by State field name
@@ -377,20 +376,19 @@ PackedFields = namedtuple("PackedFields", [name for name, _, _ in PACKED_FIELDS]
 
 
 @_njit
-def packed_fields(packed: np.ndarray) -> PackedFields:
-    """The State arrays a packed buffer holds (``packed``: its :data:`PACKED_DTYPE` record), as
-    views (a :data:`PackedFields` namedtuple)."""
-    r = packed[0]
+def packed_fields(buf: np.ndarray) -> PackedFields:
+    """The State arrays a packed buffer holds, as views (a :data:`PackedFields` namedtuple)."""
+    r = buf.view(PACKED_DTYPE)[0]
     return PackedFields(r.hands, r.known, r.discarded, r.pile_size, r.stock_pos, r.taken_card, r.knock_limit,
                         r.step_count, r.multiplier, r.hand_number, r.log, r.log_size, r.pile, r.deck,
                         r.current_player, r.phase, r.dealer, r.terminated, r.truncated, r.legal_action_mask)
 
 
 @_njit
-def step_fields(a: int, f: PackedFields, packed: np.ndarray) -> bool:
-    """:func:`step_simple` on the fields ``f`` of the packed one-game State ``packed``
-    (``packed_fields(packed)``, for compiled callers that read the fields themselves)."""
-    rules = packed[0].rules
+def step_fields(a: int, f: PackedFields, buf: np.ndarray) -> bool:
+    """:func:`step_simple` on the fields ``f`` of the packed one-game State ``buf``
+    (``packed_fields(buf)``, for compiled callers that read the fields themselves)."""
+    rules = buf.view(PACKED_DTYPE)[0].rules
     return step_simple(a, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.deck, f.stock_pos, f.taken_card,
                        f.current_player, f.phase, f.dealer, f.knock_limit, f.log, f.log_size, f.step_count,
                        f.terminated, f.truncated, f.legal_action_mask, rules[0], rules[1], rules[2] != 0,
@@ -398,6 +396,6 @@ def step_fields(a: int, f: PackedFields, packed: np.ndarray) -> bool:
 
 
 @_njit
-def step_packed(a: int, packed: np.ndarray) -> bool:
-    """:func:`step_simple` on a packed one-game State (its :data:`PACKED_DTYPE` record)."""
-    return step_fields(a, packed_fields(packed), packed)
+def step_packed(a: int, buf: np.ndarray) -> bool:
+    """:func:`step_simple` on a packed one-game State (its buffer and rule slots)."""
+    return step_fields(a, packed_fields(buf), buf)
