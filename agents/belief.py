@@ -35,6 +35,11 @@ it degrades gracefully to the observation alone.
 
 Files: :func:`save_belief` / :func:`load_belief` write and read a model file weights-only (tensors
 and plain values; a file that holds code is refused).
+
+As inputs of a network (``PPOConfig.belief_input``): :func:`belief_features` gives a
+:class:`BeliefFeatures`, the learned belief read from the observation and the legal mask alone
+(no history), which :func:`agents.features.augment` appends to the features; the model file is
+read once per process.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from hollywood_env import observation as O
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, opponent_hand_size, sample_worlds, unseen_cards
 from hollywood_env.history import HISTORY_SIZE, no_history
-from hollywood_env.rules import Rules
+from hollywood_env.rules import Rules, resolve_rules
 
 from . import bots as B
 from .checkpoint import CheckpointError, atomic_write, read_weights_only
@@ -60,7 +65,7 @@ from .paths import MODELS_DIR
 __all__ = [
     "BELIEFS", "BeliefNet", "LearnedBelief", "belief_inputs", "apply_hard_facts", "uniform_probabilities",
     "heuristic_worlds", "heuristic_probabilities", "save_belief", "load_belief", "default_belief_path",
-    "INPUT_SIZE", "BELIEF_FORMAT",
+    "INPUT_SIZE", "BELIEF_FORMAT", "BeliefFeatures", "belief_features",
 ]
 
 BELIEFS = ("learned", "heuristic", "uniform")
@@ -219,6 +224,55 @@ class LearnedBelief:
         return apply_hard_facts(info, self.logits(obs, history, info.rules))
 
 
+class BeliefFeatures:
+    """The learned belief as inputs of a network (``PPOConfig.belief_input``): ``(obs, mask) ->
+    (n, 52)`` float32, for each card the probability that the opponent holds it, read from the
+    observations ``obs`` of ``rules`` and the legal masks alone (``history=None``) with the hard
+    facts: ``belief.probabilities(InfoSet.from_observation(obs, mask, rules), obs, None)``, in
+    pieces of at most :attr:`chunk` rows. Rows with no legal action (games waiting for a reset)
+    get zeros."""
+
+    def __init__(self, belief: LearnedBelief, rules: Rules | str | None = None):
+        self.belief, self.rules = belief, resolve_rules(rules)
+        if self.rules.columns > SHEET_COLUMNS:
+            raise ValueError(f"the learned belief reads at most {SHEET_COLUMNS} scoresheet columns, "
+                             f"these rules have {self.rules.columns}")
+
+    #: rows per forward pass of the belief network: larger batches only cost more per row (their
+    #: activations no longer fit in the caches; measured by ``benchmarks/belief_input.py``)
+    chunk = 1024
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        obs, mask = np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=bool)
+        out = np.zeros((obs.shape[0], NUM_CARDS), dtype=np.float32)
+        rows = np.flatnonzero(mask.any(axis=1))
+        for start in range(0, rows.size, self.chunk):
+            r = rows[start:start + self.chunk]
+            if r.size == obs.shape[0]:  # every row, in one piece: no copies
+                o, m = obs, mask
+            else:
+                o, m = obs[r], mask[r]
+            out[r] = self.belief.probabilities(InfoSet.from_observation(o, m, self.rules), o, None)
+        return out
+
+
+_SHARED: dict[tuple, LearnedBelief] = {}
+
+
+def belief_features(rules: Rules | str | None = None, path: str | Path | None = None) -> BeliefFeatures:
+    """:class:`BeliefFeatures` of the model file ``path`` (default :func:`default_belief_path`) for
+    ``rules``. The file is read once per process (again only if it changes); a missing or bad file
+    is a :class:`CheckpointError` naming it (and, missing, how to make one)."""
+    p = Path(path if path is not None else default_belief_path()).resolve()
+    key = (str(p), p.stat().st_mtime_ns, p.stat().st_size) if p.is_file() else None
+    belief = _SHARED.get(key) if key is not None else None
+    if belief is None:
+        belief = LearnedBelief.from_file(p)  # missing: the error names the file and how to train one
+        if key is not None:
+            _SHARED[key] = belief
+    return BeliefFeatures(belief, rules)
+
+
 def save_belief(path: str | Path, net: BeliefNet, meta: dict) -> None:
     """Write ``net`` and ``meta`` (plain values: the model card's facts) weights-only."""
     data = {"format": BELIEF_FORMAT, "version": BELIEF_VERSION, "hidden": net.hidden, "layers": net.layers,
@@ -229,7 +283,8 @@ def save_belief(path: str | Path, net: BeliefNet, meta: dict) -> None:
 
 def load_belief(path: str | Path) -> tuple[BeliefNet, dict]:
     """``(net, meta)`` of a file written by :func:`save_belief`; a :class:`CheckpointError` for
-    anything else (missing, empty, not a belief file, another input size, code in the file)."""
+    anything else (missing, empty, not a belief file, another input size, code in the file).
+    Reading a file leaves torch's global random state as it was."""
     p = Path(path)
     if not p.is_file():
         raise CheckpointError(f"belief model not found: {p} (train one with `hollywood belief train`)")
@@ -241,7 +296,8 @@ def load_belief(path: str | Path) -> tuple[BeliefNet, dict]:
         raise CheckpointError(f"{what}: version {data.get('version')!r} with {data.get('input_size')!r} inputs "
                               f"(this code reads version {BELIEF_VERSION} with {INPUT_SIZE})")
     try:
-        net = BeliefNet(int(data["hidden"]), int(data["layers"]))
+        with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave torch's RNG as it was
+            net = BeliefNet(int(data["hidden"]), int(data["layers"]))
         net.load_state_dict(data["model"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{what}: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from None

@@ -17,9 +17,10 @@ The fields of a checkpoint written by ``hollywood train`` (``FORMAT`` 2):
 ``format``          ``"hollywood-checkpoint"``, ``version``: 2
 ``algo``            ``"ppo"`` or ``"dqn"``
 ``model``           the network's ``state_dict`` (what inference needs, with the fields down to ``rules``)
-``obs_dim``         input size (observation + derived features), ``num_actions``, ``hidden``
+``obs_dim``         input size (observation + derived features [+ belief]), ``num_actions``, ``hidden``
 ``critic_inputs``   PPO: the privileged values its critic reads (0 or absent: none)
 ``encoder``         PPO: what its trunk reads, ``"mlp"`` or ``"conv"`` (absent: ``"mlp"``)
+``belief_input``    PPO: True when the network also reads the learned belief (absent: False)
 ``features``        the version of :mod:`agents.features` the network reads
 ``rules``           the rules as a dict (:meth:`hollywood_env.Rules.to_dict`)
 ``config``          the resolved training config as a dict

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.features import NUM_FEATURES
+from agents.features import input_size
 from agents.networks import load_weights  # noqa: F401  (re-exported: agents.collectors.load_weights)
 from hollywood_env.sampling import SeedLike, as_generator
 
@@ -148,7 +148,9 @@ class Shard:
         self.rules = cfg.env.make_rules()
         self.forbid = self.rules.forbid_discard_of_taken_card
         batch = SelfPlayBatch(self.B, self.rules, cfg.env.make_reward(), seed=env_seed, max_steps=cfg.env.max_steps)
-        self.obs_dim = batch.observation_size + NUM_FEATURES
+        self.observation_size = batch.observation_size
+        self.belief = self.input_belief()
+        self.obs_dim = input_size(batch.observation_size, self.belief is not None)
         self.num_actions = NUM_ACTIONS
         self.device = torch.device(device)
         self.net = net if net is not None else self.make_net()
@@ -157,11 +159,17 @@ class Shard:
         self.league = league
         for name, weights in snapshots:
             self.add_snapshot(name, weights)
-        self.rollout = SelfPlayRollout(batch, league, self.forbid, features_for_all=self.features_for_all)
+        self.rollout = SelfPlayRollout(batch, league, self.forbid, features_for_all=self.features_for_all,
+                                       belief=self.belief)
 
     features_for_all = False
 
     # --- the algorithm's parts -----------------------------------------------------------------
+
+    def input_belief(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+        """What the network reads after the features (:func:`agents.features.augment`'s
+        ``belief``; PPO: the learned belief with ``ppo.belief_input``), or None."""
+        return None
 
     def make_net(self) -> torch.nn.Module:
         raise NotImplementedError

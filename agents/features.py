@@ -23,9 +23,17 @@ feature           size  content
 
 Scales are chosen so that the differences that matter (one deadwood point, the best discard)
 are large enough for a network to act on early in training.
+
+With a ``belief`` (``PPOConfig.belief_input``), :func:`augment` appends ``BELIEF_SIZE`` (52) more
+values after these: for each card, the probability that the opponent holds it, from the learned
+belief (:class:`agents.belief.BeliefFeatures`) read from the observation and the legal mask alone
+(no history), with the hard facts (0 for a card the viewer can place, 1 for one the opponent is
+known to hold). The belief reads only the viewer's information, so these leak nothing either.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -39,16 +47,29 @@ VERSION = "hand_v2"
 MELDED, BEST_DISCARD, DISCARD_VALUE = 0, NUM_CARDS, 2 * NUM_CARDS
 DEADWOOD, TAKE_DEADWOOD, TAKE_GAIN, TAKE_KNOCKS = 3 * NUM_CARDS, 3 * NUM_CARDS + 1, 3 * NUM_CARDS + 2, 3 * NUM_CARDS + 3
 NUM_CARD_PLANES = 3
+#: values the learned belief appends after the features (``PPOConfig.belief_input``): one per card
+BELIEF_SIZE = NUM_CARDS
 
 
-def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True) -> np.ndarray:
-    """``(n, D)`` observations -> ``(n, D + NUM_FEATURES)`` float32 with the features appended."""
+def input_size(observation_size: int, belief: bool = False) -> int:
+    """What a network reads: the observation, the features and (``belief``) the belief's values."""
+    return observation_size + NUM_FEATURES + (BELIEF_SIZE if belief else 0)
+
+
+def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True,
+            belief: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
+    """``(n, D)`` observations -> ``(n, D + NUM_FEATURES)`` float32 with the features appended:
+    what the networks read. ``belief``: a :class:`agents.belief.BeliefFeatures` (``(obs, mask) ->
+    (n, 52)``), whose values are appended too (``(n, D + NUM_FEATURES + BELIEF_SIZE)``)."""
     n = obs.shape[0]
-    out = np.zeros((n, obs.shape[1] + NUM_FEATURES), dtype=np.float32)
-    out[:, : obs.shape[1]] = obs
+    d = obs.shape[1]
+    out = np.zeros((n, input_size(d, belief is not None)), dtype=np.float32)
+    out[:, :d] = obs
     if n == 0:
         return out
-    f = out[:, obs.shape[1]:]
+    if belief is not None:
+        out[:, d + NUM_FEATURES:] = belief(obs, mask)
+    f = out[:, d:d + NUM_FEATURES]
     hand_bools = obs[:, O.HAND] > 0
     hands = bools_to_masks(hand_bools)
     dw, sets, runs = M.best_arrangement_masks(hands)

@@ -101,17 +101,18 @@ class CardPlaneEncoder(nn.Module):
 
     Output: both feature maps flattened (``out_channels * (52 + 13)`` values, in the order suit,
     rank, channel), then the non-card part of the input (the observation's scalars and
-    scoresheet, and the derived features that are not per card); ``out_dim`` values in all
-    (559 for Hollywood's observation, close to the MLP's 507 inputs: the trunks cost about the same).
+    scoresheet, and the derived features that are not per card, then the ``extra_inputs`` values
+    that follow the features, e.g. the learned belief's); ``out_dim`` values in all (559 for
+    Hollywood's observation, close to the MLP's 507 inputs: the trunks cost about the same).
     """
 
-    def __init__(self, obs_dim: int, channels: int = 16, out_channels: int = 8):
+    def __init__(self, obs_dim: int, channels: int = 16, out_channels: int = 8, extra_inputs: int = 0):
         super().__init__()
         from agents.features import NUM_CARD_PLANES, NUM_FEATURES
         from hollywood_env.cards import NUM_CARDS, NUM_RANKS
 
         self.obs_dim, self.channels, self.out_channels = obs_dim, int(channels), int(out_channels)
-        self.base_dim = obs_dim - NUM_FEATURES
+        self.base_dim = obs_dim - NUM_FEATURES - int(extra_inputs)
         self.derived_end = self.base_dim + NUM_CARD_PLANES * NUM_CARDS  # the derived scalars follow
         planes = 6 + NUM_CARD_PLANES
         self.run1 = _conv_init(nn.Conv2d(planes, channels, kernel_size=(1, 3), padding=(0, 1)))
@@ -142,7 +143,9 @@ class ActorCritic(nn.Module):
     the trunk; the trunk's logits refine it from the whole observation.
 
     ``obs_dim`` is the size of the observation plus the derived features (the layout of
-    :mod:`hollywood_env.observation` followed by :mod:`agents.features`).
+    :mod:`hollywood_env.observation` followed by :mod:`agents.features`), plus ``extra_inputs``
+    values after them (``PPOConfig.belief_input``: the learned belief's 52 probabilities), which
+    the trunk reads like the rest of its input.
 
     ``critic_inputs > 0`` makes it an *asymmetric* actor-critic: the value comes from a critic
     trunk of its own that reads the observation plus ``critic_inputs`` privileged values (in
@@ -159,7 +162,7 @@ class ActorCritic(nn.Module):
     """
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256), critic_inputs: int = 0,
-                 encoder: str = "mlp"):
+                 encoder: str = "mlp", extra_inputs: int = 0):
         super().__init__()
         from agents.features import NUM_CARD_PLANES, NUM_FEATURES
 
@@ -168,12 +171,13 @@ class ActorCritic(nn.Module):
         if encoder not in ENCODERS:
             raise ValueError(f"unknown encoder {encoder!r}: one of {', '.join(ENCODERS)}")
         self.obs_dim, self.num_actions, self.hidden = obs_dim, num_actions, tuple(hidden)
-        self.base_dim = obs_dim - NUM_FEATURES  # where the derived features start
+        self.extra_inputs = int(extra_inputs)
+        self.base_dim = obs_dim - NUM_FEATURES - self.extra_inputs  # where the derived features start
         self.critic_inputs = int(critic_inputs)
         self.encoder_name = encoder
         if encoder == "conv":
-            self.encoder = CardPlaneEncoder(obs_dim)
-            self.critic_encoder = CardPlaneEncoder(obs_dim) if self.critic_inputs else None
+            self.encoder = CardPlaneEncoder(obs_dim, extra_inputs=self.extra_inputs)
+            self.critic_encoder = CardPlaneEncoder(obs_dim, extra_inputs=self.extra_inputs) if self.critic_inputs else None
             trunk_in = self.encoder.out_dim
         else:  # the flat observation (modules and their order as before the option: same weights, same seed)
             self.encoder = self.critic_encoder = None

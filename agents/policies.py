@@ -10,15 +10,16 @@
   activations) read from another library's files: the base of :class:`agents.sb3_policy.SB3Policy`
   and :class:`agents.rllib_support.RLlibPolicy`.
 
-PPO and DQN read the observation with the derived features of :mod:`agents.features` appended, and load
-from checkpoints only through :func:`agents.checkpoint.load_checkpoint` (weights-only: a file
-can never run code). The agent specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry`
-build them.
+PPO and DQN read the observation with the derived features of :mod:`agents.features` appended (a
+PPO network trained with ``ppo.belief_input`` also the learned belief's 52 probabilities,
+:class:`agents.belief.BeliefFeatures`), and load from checkpoints only through
+:func:`agents.checkpoint.load_checkpoint` (weights-only: a file can never run code). The agent
+specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry` build them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 
 from agents.checkpoint import load_checkpoint
-from agents.features import NUM_FEATURES, augment
+from agents.features import BELIEF_SIZE, NUM_FEATURES, augment, input_size
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ENCODERS, ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
 from hollywood_env.rules import Rules
@@ -50,7 +51,7 @@ def _load_for(path: str | Path, algo: str, rules: Rules | str | None = None) -> 
         from hollywood_env.observation import observation_size
         from hollywood_env.rules import resolve_rules
 
-        d = observation_size(resolve_rules(rules)) + NUM_FEATURES
+        d = input_size(observation_size(resolve_rules(rules)), bool(ckpt.get("belief_input", False)))
         if d != ckpt["obs_dim"]:
             raise ValueError(f"{algo}:{path} was trained on observations of size {ckpt['obs_dim']}, "
                              f"these rules give {d} (other number of columns?)")
@@ -61,13 +62,20 @@ class PPOPolicy:
     """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
 
     The network reads the observation with the derived features of :mod:`agents.features`
-    appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``).
+    appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``), and with ``belief``
+    (a :class:`agents.belief.BeliefFeatures`, for a network trained with ``ppo.belief_input``)
+    the learned belief's probabilities after them, computed once per call for the whole batch.
     """
 
     def __init__(self, net: ActorCritic, greedy: bool = True, seed: SeedLike = None, device: str = "cpu",
-                 name: str = "ppo", forbid_taken: bool = True):
+                 name: str = "ppo", forbid_taken: bool = True, belief: Callable[..., np.ndarray] | None = None):
+        extra = BELIEF_SIZE if belief is not None else 0
+        if getattr(net, "extra_inputs", 0) != extra:
+            raise ValueError(f"{name}: the network reads {getattr(net, 'extra_inputs', 0)} values after the features, "
+                             f"the policy gives it {extra} (belief_input and the belief must go together)")
         self.net = net.to(device).eval()
         self.forbid_taken = forbid_taken
+        self.belief = belief
         self.greedy = greedy
         self.device = device
         self.name = name
@@ -75,10 +83,10 @@ class PPOPolicy:
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if obs.shape[1] + NUM_FEATURES != self.net.obs_dim:
+        if input_size(obs.shape[1], self.belief is not None) != self.net.obs_dim:
             raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
-                             f"{self.net.obs_dim - NUM_FEATURES} (trained with other rules?)")
-        o = torch.as_tensor(augment(obs, mask, self.forbid_taken), device=self.device)
+                             f"{self.net.base_dim} (trained with other rules?)")
+        o = torch.as_tensor(augment(obs, mask, self.forbid_taken, self.belief), device=self.device)
         m = torch.as_tensor(mask, device=self.device)
         logits, _ = self.net(o)
         dist = MaskedCategorical(logits, m)
@@ -87,25 +95,40 @@ class PPOPolicy:
 
     @classmethod
     def from_weights(cls, net: ActorCritic, weights: Mapping[str, Any], greedy: bool = True, seed: SeedLike = None,
-                     device: str = "cpu", name: str = "ppo", forbid_taken: bool = True) -> PPOPolicy:
+                     device: str = "cpu", name: str = "ppo", forbid_taken: bool = True,
+                     belief: Callable[..., np.ndarray] | None = None) -> PPOPolicy:
         """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
         it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
-        way a PPO policy is built from weights (checkpoints, league snapshots)."""
+        way a PPO policy is built from weights (checkpoints, league snapshots). ``belief``: the
+        :class:`agents.belief.BeliefFeatures` a network trained with ``ppo.belief_input`` reads."""
         load_weights(net, weights)
-        return cls(net, greedy=greedy, seed=seed, device=device, name=name, forbid_taken=forbid_taken)
+        return cls(net, greedy=greedy, seed=seed, device=device, name=name, forbid_taken=forbid_taken, belief=belief)
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
                         greedy: bool = True, device: str = "cpu") -> PPOPolicy:
+        """The policy of a PPO checkpoint (a file or a run folder) for ``rules`` (default: the
+        checkpoint's). One trained with ``ppo.belief_input`` reads the shipped learned belief
+        (:func:`agents.belief.default_belief_path`, weights-only)."""
         ckpt = _load_for(path, "ppo", rules)
         encoder = ckpt.get("encoder", "mlp")  # checkpoints from before the option hold an MLP
         if encoder not in ENCODERS:
             raise ValueError(f"ppo:{path}: unknown encoder {encoder!r} (this code builds {', '.join(ENCODERS)})")
+        belief = None
+        if ckpt.get("belief_input", False):  # checkpoints from before the option read no belief
+            from agents.belief import belief_features
+            from agents.checkpoint import CheckpointError
+            from hollywood_env.rules import resolve_rules
+
+            try:
+                belief = belief_features(resolve_rules(rules) if rules is not None else Rules.from_dict(ckpt["rules"]))
+            except CheckpointError as e:
+                raise CheckpointError(f"ppo:{path} reads the learned belief (ppo.belief_input): {e}") from None
         net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)),
-                          encoder=encoder)
+                          encoder=encoder, extra_inputs=BELIEF_SIZE if belief is not None else 0)
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
         return cls.from_weights(net, ckpt["model"], greedy=greedy, seed=seed, device=device, name=f"ppo:{path}",
-                                forbid_taken=forbid)
+                                forbid_taken=forbid, belief=belief)
 
 
 def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

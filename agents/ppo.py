@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 from agents.collectors import Shard
-from agents.features import NUM_FEATURES
+from agents.features import BELIEF_SIZE, input_size
 from agents.features import VERSION as FEATURES_VERSION
 from agents.networks import ENCODERS, ActorCritic, MaskedCategorical
 from agents.policies import PPOPolicy
@@ -69,6 +69,10 @@ class PPOConfig:
     # card planes as a suits x ranks grid through convolutions along the ranks of each suit (runs)
     # and across the suits of each rank (sets), the rest of the observation appended
     encoder: str = "mlp"
+    # the network also reads, after the features, the learned belief over the opponent's hand: for
+    # each card the probability that the opponent holds it (agents.belief.BeliefFeatures: the
+    # shipped models/belief_hollywood.pt on the observation alone, with the hard facts)
+    belief_input: bool = False
     # imitation on the learner's own decisions (DAgger): a cross-entropy term toward the move the
     # bot ``expert`` would make in the same position, weighted ``expert_coef`` at the first update
     # and decaying linearly to 0 at the fraction ``expert_until`` of the run (no labels after).
@@ -90,15 +94,31 @@ class PPOConfig:
         return NUM_CARDS if self.privileged_critic else 0
 
     def make_network(self, obs_dim: int, num_actions: int) -> ActorCritic:
-        """The actor-critic these settings describe (hidden sizes, privileged critic or not, encoder)."""
-        return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs, encoder=self.encoder)
+        """The actor-critic these settings describe (hidden sizes, privileged critic or not, encoder,
+        belief inputs or not); ``obs_dim``: :meth:`input_size`."""
+        return ActorCritic(obs_dim, num_actions, self.hidden, self.critic_inputs, encoder=self.encoder,
+                           extra_inputs=BELIEF_SIZE if self.belief_input else 0)
+
+    def input_size(self, observation_size: int) -> int:
+        """What the network reads: the observation, the features and (``belief_input``) the belief."""
+        return input_size(observation_size, self.belief_input)
+
+    def make_belief(self, rules: Any) -> Any:
+        """The :class:`agents.belief.BeliefFeatures` the network reads (``belief_input``; the model
+        file is read once per process), else None."""
+        if not self.belief_input:
+            return None
+        from agents.belief import belief_features
+
+        return belief_features(rules)
 
     def frozen_policy(self, obs_dim: int, num_actions: int, weights: Mapping[str, Any], name: str, seed: SeedLike,
-                      forbid_taken: bool) -> PPOPolicy:
+                      forbid_taken: bool, belief: Any = None) -> PPOPolicy:
         """A frozen league snapshot: a new network of these settings (:meth:`make_network`) with
-        ``weights``, sampling its moves with its own generator seeded from ``seed``."""
+        ``weights``, sampling its moves with its own generator seeded from ``seed``; ``belief``:
+        :meth:`make_belief` (needed with ``belief_input``)."""
         return PPOPolicy.from_weights(self.make_network(obs_dim, num_actions), weights, greedy=False, seed=seed,
-                                      name=name, forbid_taken=forbid_taken)
+                                      name=name, forbid_taken=forbid_taken, belief=belief)
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
@@ -115,6 +135,8 @@ class PPOConfig:
         check_hidden("ppo", self.hidden)
         if self.encoder not in ENCODERS:
             raise ValueError(f"ppo.encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
+        if not isinstance(self.belief_input, bool):
+            raise ValueError(f"ppo.belief_input must be true or false, got {self.belief_input!r}")
 
 
 # --- rollout: a shard of the games, with GAE -------------------------------------------------
@@ -125,7 +147,7 @@ class ShardBatch:
     """One PPO shard's part of an update: flat training samples (the learner transitions that
     close within the rollout) and the statistics of its games."""
 
-    obs: np.ndarray  # (n, obs_dim) float32, features included
+    obs: np.ndarray  # (n, obs_dim) float32, features (and belief inputs) included
     mask: np.ndarray  # (n, NUM_ACTIONS) bool
     action: np.ndarray  # (n,) int64
     logp: np.ndarray  # (n,) float32
@@ -167,11 +189,15 @@ class PPOShard(Shard):
                        if self.cfg.ppo.expert else None)
         self.expert_buf = np.zeros((T, B), dtype=np.int64) if self.expert is not None else None
 
+    def input_belief(self) -> Any:
+        return self.cfg.ppo.make_belief(self.rules)
+
     def make_net(self) -> ActorCritic:
         return self.cfg.ppo.make_network(self.obs_dim, self.num_actions)
 
     def snapshot_policy(self, name: str, weights: Mapping[str, Any], seed: SeedLike) -> PPOPolicy:
-        return self.cfg.ppo.frozen_policy(self.obs_dim, self.num_actions, weights, name, seed, self.forbid)
+        return self.cfg.ppo.frozen_policy(self.obs_dim, self.num_actions, weights, name, seed, self.forbid,
+                                          self.belief)
 
     def init_sampler(self, seed: int) -> None:
         self.gen = torch.Generator().manual_seed(seed)
@@ -201,7 +227,7 @@ class PPOShard(Shard):
         learner_buf, player_buf = self.learner_buf, self.player_buf
         critic_buf, rollout = self.critic_buf, self.rollout
         expert_buf = self.expert_buf if label and self.expert is not None else None
-        obs_size = self.obs_dim - NUM_FEATURES
+        obs_size = self.observation_size
         last_t = np.full((B, 2), -1, dtype=np.int64)  # each player's open transition per game
         n_learner = 0
         for t in range(T):
@@ -308,8 +334,9 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
     device = torch.device(cfg.device)
     rules = cfg.env.make_rules()
-    obs_dim = observation_size(rules) + NUM_FEATURES
+    obs_dim = pc.input_size(observation_size(rules))
     forbid = rules.forbid_discard_of_taken_card
+    belief = pc.make_belief(rules)  # the learned belief the network reads (ppo.belief_input), else None
     net = pc.make_network(obs_dim, NUM_ACTIONS).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=pc.lr, eps=1e-5)
     # the learner's view of the league: the pool and the best snapshot (the shards play the games)
@@ -319,10 +346,10 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     make_expert(pc.expert, rules, 0)  # a bad expert name fails here, before any worker starts
 
     def snapshot(name: str) -> PPOPolicy:
-        return pc.frozen_policy(obs_dim, NUM_ACTIONS, net.state_dict(), name, rng.integers(2**62), forbid)
+        return pc.frozen_policy(obs_dim, NUM_ACTIONS, net.state_dict(), name, rng.integers(2**62), forbid, belief)
 
     def snapshot_policy(weights: dict, name: str) -> PPOPolicy:
-        return pc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid)
+        return pc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid, belief)
 
     def checkpoint(update: int, train_state: bool = True) -> dict:
         """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
@@ -330,7 +357,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
         snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
         ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
                 "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs,
-                "encoder": pc.encoder, "rules": rules.to_dict(),
+                "encoder": pc.encoder, "belief_input": pc.belief_input, "rules": rules.to_dict(),
                 "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
         if train_state:
             ckpt["train_state"] = {
@@ -347,9 +374,15 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     if resume_from is not None:
         saved = load_checkpoint_full(resume_from, expect_algo="ppo", need_train_state=True)
         saved_encoder = saved.get("encoder", "mlp")  # checkpoints from before the option: the MLP
-        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden) or saved_encoder != pc.encoder:
-            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} ({saved_encoder}) does not "
-                             f"match the config's {obs_dim}x{list(pc.hidden)} ({pc.encoder})")
+        saved_belief = bool(saved.get("belief_input", False))  # before the option: no belief inputs
+        if (saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden) or saved_encoder != pc.encoder
+                or saved_belief != pc.belief_input):
+            def what(encoder: str, belief_input: bool) -> str:
+                return f"({encoder}{', belief inputs' if belief_input else ''})"
+
+            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} "
+                             f"{what(saved_encoder, saved_belief)} does not match the config's "
+                             f"{obs_dim}x{list(pc.hidden)} {what(pc.encoder, pc.belief_input)}")
         net.load_state_dict(saved["model"])
         ts = saved["train_state"]
         optimizer.load_state_dict(ts["optimizer"])
@@ -473,7 +506,8 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
 
                 ec = cfg.eval
                 if (ec.every and update % ec.every == 0) or update == num_updates:
-                    policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid)
+                    policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid,
+                                       belief=belief)
                     metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
                 logger.log(update, global_step, metrics)
                 guard.end_update(update)

@@ -7,7 +7,8 @@ decision in every game:
 1. the *learner rows* are the games where the learner is to move (both seats in self-play games,
    its own seat otherwise; a game whose episode just ended waits one step for its auto-reset);
 2. ``act(rows, x, mask)`` — the algorithm's own choice — gives the learner's actions on those rows
-   (``x``: observation plus :mod:`agents.features`, what the networks read); the league members
+   (``x``: observation plus :mod:`agents.features`, what the networks read, with the learned
+   belief's values when the rollout has a ``belief``); the league members
    act on the other rows;
 3. the batch steps; returns of finished episodes against other opponents, Hollywood statistics
    (``hollywood/*``) and fresh opponents for the games whose episode ended are handled here.
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.features import NUM_FEATURES, augment
+from agents.features import augment, input_size
 from agents.league import SELF, Assignment
 from agents.trainutil import HollywoodStats
 
@@ -60,11 +61,14 @@ class SelfPlayRollout:
 
     ``forbid_taken``: the rules' ``forbid_discard_of_taken_card`` (for the features);
     ``features_for_all``: compute ``x`` for every valid row (DQN stores the opponents' decisions
-    too), not only the learner's."""
+    too), not only the learner's; ``belief``: the :class:`agents.belief.BeliefFeatures` appended
+    to ``x`` (``PPOConfig.belief_input``), computed once per step for the rows of ``x``."""
 
-    def __init__(self, batch: SelfPlayBatch, league: League, forbid_taken: bool, features_for_all: bool = False):
+    def __init__(self, batch: SelfPlayBatch, league: League, forbid_taken: bool, features_for_all: bool = False,
+                 belief: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):
         self.batch, self.league, self.forbid = batch, league, forbid_taken
         self.features_for_all = features_for_all
+        self.belief = belief
         self.B = batch.num_games
         self.obs, self.mask, self.player = batch.reset()
         self.assign = league.sample(self.B)
@@ -74,7 +78,7 @@ class SelfPlayRollout:
         self.stats = HollywoodStats()
         self.returns_done: list[float] = []
         self._rows = np.arange(self.B)
-        self._x = np.zeros((self.B, batch.observation_size + NUM_FEATURES), dtype=np.float32)
+        self._x = np.zeros((self.B, input_size(batch.observation_size, belief is not None)), dtype=np.float32)
 
     def take_stats(self) -> tuple[HollywoodStats, list[float]]:
         """The statistics and finished-episode returns since the last call (then reset)."""
@@ -90,11 +94,11 @@ class SelfPlayRollout:
         lr_rows = np.flatnonzero(learner)
         actions = np.zeros(B, dtype=np.int64)
         if self.features_for_all:
-            x = augment(obs, mask, self.forbid)
+            x = augment(obs, mask, self.forbid, self.belief)
         else:
             x = self._x
             if lr_rows.size:
-                x[lr_rows] = augment(obs[lr_rows], mask[lr_rows], self.forbid)
+                x[lr_rows] = augment(obs[lr_rows], mask[lr_rows], self.forbid, self.belief)
         if lr_rows.size:
             actions[lr_rows] = act(lr_rows, x[lr_rows], mask[lr_rows])
         if opp_rows.size:

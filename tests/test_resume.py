@@ -52,12 +52,14 @@ def tiny_args(algo: str, root: Path, updates: int) -> list[str]:
 
 def tiny_config(algo: str, root: Path, updates: int) -> TrainConfig:
     """``algo``: ppo, dqn, ppo-privileged (PPO with the asymmetric critic), ppo-conv (PPO with the
-    card-plane encoder), ppo-expert (PPO that imitates marjj over the first half of the run) or
+    card-plane encoder), ppo-belief (PPO whose network reads the learned belief), ppo-expert (PPO
+    that imitates marjj over the first half of the run) or
     dqn-expert (DQN with DQfD's margin term toward marjj over 80% of the run: the updates after a
     resume at 4 still train on the labels restored with the replay buffer and the open
     transitions)."""
     base = algo.partition("-")[0]
     extra = {"ppo-privileged": ["--ppo.privileged_critic", "true"], "ppo-conv": ["--ppo.encoder", "conv"],
+             "ppo-belief": ["--ppo.belief_input", "true"],
              "ppo-expert": ["--ppo.expert", "marjj", "--ppo.expert_until", "0.5"],
              "dqn-expert": ["--dqn.expert", "marjj", "--dqn.expert_until", "0.8"]}.get(algo, [])
     return load_config(TrainConfig, ROOT / "configs" / f"{base}_tiny.yaml", tiny_args(base, root, updates) + extra)
@@ -202,7 +204,7 @@ def test_stop_signals_first_requests_second_interrupts():
 # --- exact resume ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-expert", "dqn-expert", "ppo-conv",
+@pytest.mark.parametrize("algo", ["ppo", "dqn", "ppo-expert", "dqn-expert", "ppo-conv", "ppo-belief",
                                   pytest.param("ppo-privileged", marks=pytest.mark.slow)])
 def test_stop_and_resume_equals_an_uninterrupted_run(tmp_path, algo):
     """Stopped by a signal after update 4 (checkpoints every 3), resumed: same weights, same

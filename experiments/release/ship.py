@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     }
 
     model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "critic_inputs",
-                                  "encoder", "rules", "config", "update", "global_step") if k in ckpt}
+                                  "encoder", "belief_input", "rules", "config", "update", "global_step") if k in ckpt}
     if args.config:  # where a retrained copy logs (runs/<config name>): nothing else of the run changes
         model["config"] = {**cfg, "log": {**cfg.get("log", {}), "root": "runs", "name": Path(args.config).stem}}
     out_dir = Path(args.models_dir)
@@ -300,7 +300,8 @@ def model_card(model: dict, card: dict, names: list[str]) -> str:
              f"| hardware | {card['hardware']}, torch threads {card['torch_threads']} |",
              f"| network | {algo.upper()} {'card-plane conv + ' if model.get('encoder') == 'conv' else ''}MLP "
              f"{model['obs_dim']} -> {' -> '.join(str(h) for h in model['hidden'])}, "
-             f"features `{model.get('features')}` |", ""]
+             f"features `{model.get('features')}`"
+             f"{' + learned belief (`models/belief_hollywood.pt`)' if model.get('belief_input') else ''} |", ""]
     lines += ["## Evaluation", ""]
     evals = card["evaluations"]
     if evals:
