@@ -254,9 +254,9 @@ def _pack(state: State) -> None:
         view = buf[start:end].view(dtype).reshape(shape)
         view[...] = getattr(state, name)
         setattr(state, name, view)
-    rules = state.rules
-    buf[rules_at:].view(np.int64)[:] = (rules.wall_stock_size, -1 if state.max_steps is None else state.max_steps,
-                                        rules.forbid_discard_of_taken_card, rules.big_gin)
+    max_steps = -1 if state.max_steps is None else state.max_steps
+    buf[rules_at:].view(np.int64)[:] = [max_steps if name == "max_steps" else int(getattr(state.rules, name))
+                                        for name in kernels.PACKED_RULES]
     state.__dict__["_derived"] = {"packed": buf}
 
 
@@ -348,6 +348,10 @@ def deal(state: State, games: Games, decks: np.ndarray, dealer: np.ndarray | int
 def _deal(state: State, idx: np.ndarray) -> None:
     """Deal a new hand in the games ``idx`` (dealer and hand number already set)."""
     if idx.size == 1 and kernels.AVAILABLE:  # one game (the AEC env): one compiled call
+        packed = state.packed
+        if packed is not None:  # the deck laid out too
+            kernels.deal_packed(packed)
+            return
         deck = np.empty((1, NUM_CARDS), dtype=np.int8)
         g = idx[0]
         kernels.deal_deck(state.match_seed[g], state.hand_number[g], deck[0])

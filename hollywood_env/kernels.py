@@ -13,6 +13,7 @@ function                   what it computes, for one game
 :func:`knock_discards`     ``melds.knock_discards_one``: the discards that leave a knock
 :func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
 :func:`deal_deck`          ``cards.deal_decks``: the card order of a seeded deal
+:func:`deal_packed`        ``core._deal`` of a packed one-game State: the deal laid out
 :func:`step_packed`        :func:`step_simple` on a packed one-game State (below)
 :func:`step_fields`        the same on its fields (:func:`packed_fields`), for compiled callers
 :func:`step_simple`        a move that cannot end a hand (take the discard, pass, draw, a
@@ -37,6 +38,12 @@ they are (:mod:`hollywood_env.melds`, the batched :func:`hollywood_env.core.step
 :func:`hollywood_env.observation.encode`), and the tests compare the compiled code with them
 over random matches of every preset, field by field and bit for bit.
 
+numba caches each compiled function on disk (``__pycache__/*.nbi``, ``*.nbc``) and recompiles it
+when its own source file changes, but not when a function it calls from another module does:
+the compiled code of :mod:`hollywood_env.observation` holds copies of :func:`packed_fields`.
+After changing the packed layout or a kernel that another module's compiled code calls, delete
+those cache files (a fresh install has none).
+
 ``AVAILABLE`` is False when numba is missing or the environment variable
 ``HOLLYWOOD_GIN_NUMBA=0`` is set; then nothing here is called and the Python-int and numpy
 paths run instead (the same results, slower). Hand masks are 52-bit ints; inside the kernels
@@ -52,12 +59,12 @@ from collections.abc import Callable
 import numpy as np
 
 from .actions import BIG_GIN, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
-from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES
+from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, STOCK_START, UPCARD_POS
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
 __all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
-           "step_packed", "step_fields", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE",
+           "step_packed", "step_fields", "deal_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE",
            "packed_layout"]
 
 
@@ -334,6 +341,7 @@ def step_simple(a: int, hands: np.ndarray, known: np.ndarray, discarded: np.ndar
 #: the State fields of a packed one-game State, in buffer order: (name, dtype, shape)
 PACKED_FIELDS = (
     ("hands", np.uint64, (1, 2)), ("known", np.uint64, (1, 2)), ("discarded", np.uint64, (1, 2)),
+    ("match_seed", np.uint64, (1,)),
     ("pile_size", np.int64, (1,)), ("stock_pos", np.int64, (1,)), ("taken_card", np.int64, (1,)),
     ("knock_limit", np.int64, (1,)), ("step_count", np.int64, (1,)), ("multiplier", np.int64, (1,)),
     ("hand_number", np.int64, (1,)), ("log", np.int16, (1, LOG_CAPACITY)), ("log_size", np.int16, (1,)),
@@ -341,9 +349,12 @@ PACKED_FIELDS = (
     ("phase", np.int8, (1,)), ("dealer", np.int8, (1,)), ("terminated", np.bool_, (1,)),
     ("truncated", np.bool_, (1,)), ("legal_action_mask", np.bool_, (1, NUM_ACTIONS)),
 )
-#: the rule slots after the fields (int64): wall_stock_size, max_steps (-1: none),
-#: forbid_discard_of_taken_card, big_gin
-PACKED_RULES = ("wall_stock_size", "max_steps", "forbid_discard_of_taken_card", "big_gin")
+#: the rule slots after the fields (int64): the fields of ``Rules`` of these names, and the
+#: State's ``max_steps`` (-1: none)
+PACKED_RULES = ("wall_stock_size", "max_steps", "forbid_discard_of_taken_card", "big_gin", "straight_gin", "oklahoma",
+                "knock_limit", "oklahoma_spade_doubles")
+(_WALL_STOCK_SIZE, _MAX_STEPS, _FORBID_TAKEN, _BIG_GIN, _STRAIGHT_GIN, _OKLAHOMA, _KNOCK_LIMIT,
+ _SPADE_DOUBLES) = range(len(PACKED_RULES))
 
 
 def packed_layout() -> tuple[dict[str, tuple[int, int]], int, int]:
@@ -379,7 +390,7 @@ PackedFields = namedtuple("PackedFields", [name for name, _, _ in PACKED_FIELDS]
 def packed_fields(buf: np.ndarray) -> PackedFields:
     """The State arrays a packed buffer holds, as views (a :data:`PackedFields` namedtuple)."""
     r = buf.view(PACKED_DTYPE)[0]
-    return PackedFields(r.hands, r.known, r.discarded, r.pile_size, r.stock_pos, r.taken_card, r.knock_limit,
+    return PackedFields(r.hands, r.known, r.discarded, r.match_seed, r.pile_size, r.stock_pos, r.taken_card, r.knock_limit,
                         r.step_count, r.multiplier, r.hand_number, r.log, r.log_size, r.pile, r.deck,
                         r.current_player, r.phase, r.dealer, r.terminated, r.truncated, r.legal_action_mask)
 
@@ -391,11 +402,50 @@ def step_fields(a: int, f: PackedFields, buf: np.ndarray) -> bool:
     rules = buf.view(PACKED_DTYPE)[0].rules
     return step_simple(a, f.hands, f.known, f.discarded, f.pile, f.pile_size, f.deck, f.stock_pos, f.taken_card,
                        f.current_player, f.phase, f.dealer, f.knock_limit, f.log, f.log_size, f.step_count,
-                       f.terminated, f.truncated, f.legal_action_mask, rules[0], rules[1], rules[2] != 0,
-                       rules[3] != 0)
+                       f.terminated, f.truncated, f.legal_action_mask, rules[_WALL_STOCK_SIZE], rules[_MAX_STEPS],
+                       rules[_FORBID_TAKEN] != 0, rules[_BIG_GIN] != 0)
 
 
 @_njit
 def step_packed(a: int, buf: np.ndarray) -> bool:
     """:func:`step_simple` on a packed one-game State (its buffer and rule slots)."""
     return step_fields(a, packed_fields(buf), buf)
+
+
+@_njit
+def deal_packed(buf: np.ndarray) -> None:
+    """``core._deal`` of the only game of a packed one-game State (its dealer and hand number
+    set): the card order of deal ``hand_number`` of the match ``match_seed`` (:func:`deal_deck`)
+    laid out as ``core._lay_out`` does: 10 cards to the non-dealer, 10 to the dealer, the
+    upcard, the stock, the knock limit and the multiplier the upcard sets."""
+    f = packed_fields(buf)
+    rules = buf.view(PACKED_DTYPE)[0].rules
+    deck = f.deck[0]
+    deal_deck(f.match_seed[0], f.hand_number[0], deck)
+    d = np.int64(f.dealer[0])
+    non_dealer, dealer = np.int64(0), np.int64(0)
+    for i in range(10):
+        non_dealer |= np.int64(1) << np.int64(deck[i])
+        dealer |= np.int64(1) << np.int64(deck[10 + i])
+    f.hands[0, 1 - d] = np.uint64(non_dealer)
+    f.hands[0, d] = np.uint64(dealer)
+    upcard = np.int64(deck[UPCARD_POS])
+    f.pile[0, 0] = upcard
+    f.pile_size[0] = 1
+    f.stock_pos[0] = STOCK_START
+    f.known[0, :] = 0
+    f.discarded[0, :] = 0
+    f.log[0, :] = -1
+    f.log_size[0] = 0
+    f.phase[0] = PHASE_FIRST_UPCARD
+    f.current_player[0] = 1 - d
+    f.taken_card[0] = -1
+    if rules[_STRAIGHT_GIN]:
+        limit = 0
+    elif rules[_OKLAHOMA]:
+        value = _CARD_V[upcard]
+        limit = 0 if value == 1 else value
+    else:
+        limit = rules[_KNOCK_LIMIT]
+    f.knock_limit[0] = limit
+    f.multiplier[0] = 2 if rules[_OKLAHOMA] and rules[_SPADE_DOUBLES] and upcard // 13 == 3 else 1

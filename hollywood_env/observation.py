@@ -278,6 +278,8 @@ class SheetCache:
 
 
 # --- the compiled encode_one ------------------------------------------------------------------
+# (these compiled functions hold copies of kernels.packed_fields: see hollywood_env.kernels on
+# numba's on-disk cache after a change of the packed layout)
 # the slices as start offsets (numba reads int constants, not slices)
 _HAND, _PILE_TOP, _PILE, _PHASE = HAND.start, PILE_TOP.start, PILE.start, PHASE.start
 _OPP_KNOWN, _OPP_DISCARDED, _OWN_DISCARDED = OPP_KNOWN.start, OPP_DISCARDED.start, OWN_DISCARDED.start
