@@ -13,9 +13,16 @@ knob               meaning (default)
 ``worlds``         kept worlds per decision (64); every candidate is rolled out in the *same*
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
-``rollout``        the bot that plays both seats after the move: ``simple`` (fast,
+``rollout``        the policy that plays both seats after the move: ``simple`` (fast,
                    deterministic, read straight from the state), ``hollywood``, ``neller``,
-                   ``marjj`` or ``random``
+                   ``marjj`` or ``random``, or a trained policy as for ``base`` (a shipped
+                   model, ``ppo:PATH``, ``dqn:PATH``; greedy, about 20 times the cost of
+                   ``simple`` per step). A rollout by the base policy itself values each move
+                   by how the agent will really go on playing it
+``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
+                   value of ``rollout``; empty, the default: ``rollout`` plays both seats). With
+                   the base policy here, a move is valued by how the agent will go on playing,
+                   and the opponent is still played by the ``rollout`` model
 ``base``           the policy that makes the decisions not searched and whose move gets the prior:
                    a bot (``marjj``: it waits for gin and undercuts), a shipped model
                    (``ppo-hollywood``, ...) or a checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy);
@@ -38,6 +45,11 @@ knob               meaning (default)
                    opponent has played this hand (1.0; 0: uniform hands)
 ``prior``          points added to the base bot's own move, so that another move replaces it
                    only when it is better by more than that (1.0)
+``confidence``     a candidate replaces the base policy's move only when its advantage over it,
+                   paired world by world, exceeds ``prior`` by ``confidence`` standard errors
+                   (0.0: by its mean alone); the winner is the candidate of the highest lower
+                   bound. A strong base policy loses less to rollout noise this way: of ten
+                   noisy candidates the best-looking one is often only lucky
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
                    the hand win rate, for single hands; ``prior`` is then in those units);
@@ -145,6 +157,8 @@ class SearchConfig:
 
     worlds: int = 64
     rollout: str = "simple"
+    #: the policy of the searcher's own seat in rollouts ("": ``rollout``)
+    own_rollout: str = ""
     base: str = "marjj"
     moves: str = "discards"
     belief: str = "auto"
@@ -152,6 +166,8 @@ class SearchConfig:
     belief_file: str = ""
     oversample: int = 4
     prior: float = 1.0
+    #: standard errors of the paired advantage over the base move that a candidate must clear
+    confidence: float = 0.0
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
     seconds: float = 0.0
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
@@ -166,8 +182,12 @@ class SearchConfig:
 
     def __post_init__(self):
         check_positive_int("worlds", self.worlds)
-        if self.rollout not in _ROLLOUTS:
-            raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, got {self.rollout!r}")
+        if not self.rollout or not _is_base_spec(self.rollout):
+            raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
+                             f"ppo:PATH or dqn:PATH, got {self.rollout!r}")
+        if self.own_rollout and not _is_base_spec(self.own_rollout):
+            raise ValueError(f"own_rollout must be empty (the rollout policy), one of {list(_ROLLOUTS)}, a shipped "
+                             f"model ({', '.join(_shipped_models())}), ppo:PATH or dqn:PATH, got {self.own_rollout!r}")
         if not _is_base_spec(self.base):
             raise ValueError(f"base must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
                              f"ppo:PATH or dqn:PATH (empty: the rollout bot), got {self.base!r}")
@@ -177,6 +197,8 @@ class SearchConfig:
             raise ValueError(f"belief must be one of {list(_BELIEFS)} (auto: learned when its model file is there, "
                              f"else heuristic), got {self.belief!r}")
         check_positive_int("oversample", self.oversample)
+        if not self.confidence >= 0:
+            raise ValueError(f"confidence must be >= 0 (0: the mean alone), got {self.confidence!r}")
         if not self.seconds >= 0:
             raise ValueError(f"seconds must be >= 0 (0: no time budget), got {self.seconds!r}")
         if not self.improve >= 0:
@@ -260,25 +282,33 @@ class SearchAgent:
             else:
                 self.config = replace(cfg, belief="heuristic")
         self.rng = as_generator(seed)
-        self._policy = make_bot(self.config.rollout, self.rules, self.rng)
+        self._policy = self._make_policy("rollout", self.config.rollout)
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         base = self.config.base or self.config.rollout
-        if base == self.config.rollout:
-            self._base = self._policy
-        elif base in _ROLLOUTS:
-            self._base = make_bot(base, self.rules, self.rng)
-        else:  # a trained policy: greedy, so it needs no seed of its own
-            try:
-                self._base = make_agent(base, self.rules, seed=self.rng)
-            except AgentSpecError as e:
-                raise ValueError(f"base={base}: {e}") from None
+        self._base = self._policy if base == self.config.rollout else self._make_policy("base", base)
+        own = self.config.own_rollout or self.config.rollout
+        self._own = self._policy if own == self.config.rollout else \
+            self._base if own == base else self._make_policy("own_rollout", own)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
+
+    def _make_policy(self, knob: str, spec: str):
+        """The policy of a ``rollout`` or ``base`` knob: a bot on the agent's generator, or a
+        trained policy (greedy, so it needs no seed of its own)."""
+        if spec in _ROLLOUTS:
+            return make_bot(spec, self.rules, self.rng)
+        try:
+            return make_agent(spec, self.rules, seed=self.rng)
+        except AgentSpecError as e:
+            raise ValueError(f"{knob}={spec}: {e}") from None
 
     def seed(self, seed: SeedLike = None) -> None:
         self.rng = as_generator(seed)
-        self._policy.seed(self.rng)
+        if callable(getattr(self._policy, "seed", None)):
+            self._policy.seed(self.rng)
         if self._base is not self._policy and callable(getattr(self._base, "seed", None)):
             self._base.seed(self.rng)
+        if self._own is not self._policy and self._own is not self._base and callable(getattr(self._own, "seed", None)):
+            self._own.seed(self.rng)
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.config})"
@@ -293,9 +323,9 @@ class SearchAgent:
         ev = self.candidate_values(obs, masks, history)
         out = ev.base.copy()
         if ev.rows.size:
-            mean = ev.values.mean(axis=1) + self.config.prior * (ev.actions == ev.base[ev.rows])
-            # per row, the candidate of the highest mean (ties: the smaller action)
-            order = np.lexsort((-mean, ev.rows))
+            score = self._scores(ev)
+            # per row, the candidate of the highest score (ties: the smaller action)
+            order = np.lexsort((-score, ev.rows))
             r = ev.rows[order]
             head = np.ones(r.size, dtype=bool)
             head[1:] = r[1:] != r[:-1]
@@ -304,6 +334,24 @@ class SearchAgent:
         self.stats["decisions"] += int(masks.any(axis=1).sum())
         self.stats["seconds"] += time.perf_counter() - t0
         return out
+
+    def _scores(self, ev: CandidateValues) -> np.ndarray:
+        """Each candidate's score, the highest of its row chosen: its mean value plus ``prior``
+        for the base move; with ``confidence`` z > 0, in a row holding the base move, the lower
+        bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
+        in the same worlds, with the base move at ``prior`` (so a candidate wins only above it)."""
+        cfg = self.config
+        is_base = ev.actions == ev.base[ev.rows]
+        score = ev.values.mean(axis=1) + cfg.prior * is_base
+        if cfg.confidence <= 0 or ev.values.shape[1] < 2:
+            return score
+        base_at = np.full(ev.base.shape[0], -1, dtype=np.int64)  # per row, the base move's candidate
+        base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
+        has = base_at[ev.rows] >= 0
+        d = ev.values[has] - ev.values[base_at[ev.rows[has]]]
+        se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+        score[has] = np.where(is_base[has], cfg.prior, d.mean(axis=1) - cfg.confidence * se)
+        return score
 
     def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> CandidateValues:
         """The search without the choice: every row's candidate moves and each one's rollout
@@ -361,8 +409,8 @@ class SearchAgent:
         return sample_worlds(info, w, self.rng, weights=odds(p))
 
     def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray) -> np.ndarray:
-        """Play ``first`` in every game of ``sim``, then the rollout policy in both seats until the
-        hand ends; the value of each game for ``viewer`` (a rollout cut off by
+        """Play ``first`` in every game of ``sim``, then the rollout policy in both seats (the
+        ``own_rollout`` policy in ``viewer``'s, when it is set) until the hand ends; the value of each game for ``viewer`` (a rollout cut off by
         ``max_rollout_steps`` counts 0)."""
         cfg = self.config
         m = sim.batch_size
@@ -386,7 +434,13 @@ class SearchAgent:
                 keep = np.flatnonzero(active)
                 state, origin = core.take(state, keep), origin[keep]
                 active = np.ones(keep.size, dtype=bool)
-            act = _policy_actions(policy, state, cfg.rollout)
+            if self._own is policy:
+                act = _policy_actions(policy, state, cfg.rollout)
+            else:  # the searcher's own seat by its own rollout policy, the opponent's by the rollout model
+                own = np.flatnonzero(active & (state.current_player == viewer[origin]))
+                act = _policy_actions(policy, state, cfg.rollout)
+                if own.size:
+                    act[own] = _policy_actions(self._own, state, cfg.own_rollout or cfg.rollout, games=own)
             core.step(state, act, games=None if active.all() else np.flatnonzero(active))
             simulated += n_active
         self.stats["simulated_steps"] += simulated
@@ -469,12 +523,15 @@ def candidates(obs: np.ndarray, masks: np.ndarray, base: np.ndarray, moves: str)
 # --- rollout policies ------------------------------------------------------------------------------
 
 
-def _policy_actions(policy, state: core.State, name: str) -> np.ndarray:
-    """The rollout policy's actions in every game of ``state`` (finished games: 0)."""
+def _policy_actions(policy, state: core.State, name: str, games: np.ndarray | None = None) -> np.ndarray:
+    """The rollout policy's actions in every game of ``state`` (finished games: 0), or in the
+    games ``games`` only."""
     if name == "simple":
-        return _simple_from_state(policy, state)
-    obs = encode(state)
-    return np.asarray(policy(obs, state.legal_action_mask), dtype=np.int64)
+        act = _simple_from_state(policy, state)
+        return act if games is None else act[games]
+    obs = encode(state, games=games)
+    mask = state.legal_action_mask if games is None else state.legal_action_mask[games]
+    return np.asarray(policy(obs, mask), dtype=np.int64)
 
 
 def _simple_from_state(bot: B.SimpleBot, state: core.State) -> np.ndarray:

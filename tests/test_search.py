@@ -41,16 +41,18 @@ def _positions(n=48, steps=25, seed=0, preset="hollywood"):
     return state
 
 
-def _reference_value(world: core.State, action: int, bot: SimpleBot) -> float:
-    """Play `action` then the simple bot in both seats, one game, one decision at a time, until the
-    hand ends; the signed hand points for the player who made `action`."""
+def _reference_value(world: core.State, action: int, bot, own=None) -> float:
+    """Play `action` then `bot` (any batched policy) in both seats (`own`, when given, in the seat
+    of the player who made `action`), one game, one decision at a time, until the hand ends; the
+    signed hand points for the player who made `action`."""
     g = core.take(world, [0])
     me = int(g.current_player[0])
     core.step(g, np.array([action]))
     for _ in range(300):
         if g.hand_ended[0] or g.done[0]:
             break
-        core.step(g, bot(encode(g), g.legal_action_mask))
+        mover = own if own is not None and int(g.current_player[0]) == me else bot
+        core.step(g, mover(encode(g), g.legal_action_mask))
     assert g.hand_ended[0]
     if g.hand_kind[0] == KIND_WALL:
         return 0.0
@@ -90,6 +92,28 @@ def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
                 assert mean[c][list(ev.actions[c]).index(chosen[r])] == mean[c].max()
 
 
+def test_with_confidence_a_move_replaces_the_base_move_only_when_clearly_better():
+    state = _positions(n=24, seed=4)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    knobs = dict(worlds=8, moves="all", prior=0.5, confidence=1.5)
+    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
+    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    replaced = 0
+    for r in np.unique(ev.rows):
+        c = np.flatnonzero(ev.rows == r)
+        b = c[ev.actions[c] == ev.base[r]]
+        assert b.size == 1
+        d = ev.values[c] - ev.values[b]  # each candidate's advantage over the base move, per world
+        bound = d.mean(axis=1) - 1.5 * d.std(axis=1, ddof=1) / np.sqrt(8)
+        bound[ev.actions[c] == ev.base[r]] = 0.5
+        assert chosen[r] == ev.actions[c][np.argmax(bound)]  # ties: the smaller action, as argmax
+        replaced += chosen[r] != ev.base[r]
+    assert 0 < replaced < np.unique(ev.rows).size
+    with pytest.raises(AgentSpecError, match="confidence must be >= 0"):
+        make_agent("search:confidence=-1", "hollywood")
+
+
 def test_the_search_never_uses_hidden_information(reshuffle_hidden):
     """Same seed, same observations: the same moves, whatever the opponent holds beyond its
     known cards and whatever the stock order (both reshuffled among the unseen cards)."""
@@ -98,7 +122,8 @@ def test_the_search_never_uses_hidden_information(reshuffle_hidden):
     live = np.flatnonzero(~state.done)
     other = reshuffle_hidden(state, live, rng)
     assert not np.array_equal(other.hands, state.hands[live])  # the hidden cards did change
-    for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "uniform"}):
+    for knobs in ({"worlds": 4}, {"worlds": 4, "moves": "all", "belief": "uniform"},
+                  {"worlds": 2, "rollout": "ppo-hollywood", "base": "ppo-hollywood"}):
         a = SearchAgent("hollywood", seed=11, **knobs)(encode(state, games=live), state.legal_action_mask[live])
         b = SearchAgent("hollywood", seed=11, **knobs)(encode(other), other.legal_action_mask)
         np.testing.assert_array_equal(a, b)
@@ -172,6 +197,44 @@ def test_a_trained_policy_as_the_base():
     assert np.array_equal(ev.base, ppo(obs, masks))
     r = play_pairing("search:worlds=2,base=ppo-hollywood", "simple", "hollywood", n_pairs=1, seed=1, per_hand=True)
     assert r.hands.sum() == 2 and r.a_decisions > 0
+
+
+def test_a_trained_policy_as_the_rollout():
+    """``rollout`` may name a trained policy: every rollout value is the one-game result of the
+    candidate followed by that policy (greedy) in both seats."""
+    state = _positions(n=8, seed=12)
+    live = np.flatnonzero(~state.done)
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", base="ppo-hollywood")
+    ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
+    assert ev.rows.size > 3
+    ppo = make_agent("ppo-hollywood", "hollywood")
+    searched = np.unique(ev.rows)
+    for c in range(ev.rows.size):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(2):
+            world = core.take(ev.worlds, [i * 2 + j])
+            assert _reference_value(world, int(ev.actions[c]), ppo) == ev.values[c, j]
+    with pytest.raises(AgentSpecError, match="rollout=ppo:no/such.pt"):
+        make_agent("search:rollout=ppo:no/such.pt", "hollywood")
+
+
+def test_the_own_seat_may_roll_out_with_another_policy():
+    """``own_rollout``: the searcher's seat is played by that policy in the rollouts, the
+    opponent's by ``rollout``."""
+    state = _positions(n=8, seed=13)
+    live = np.flatnonzero(~state.done)
+    agent = SearchAgent("hollywood", seed=5, worlds=2, own_rollout="ppo-hollywood", base="ppo-hollywood")
+    ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
+    assert ev.rows.size > 3
+    ppo, bot = make_agent("ppo-hollywood", "hollywood"), SimpleBot("hollywood")
+    searched = np.unique(ev.rows)
+    for c in range(ev.rows.size):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(2):
+            world = core.take(ev.worlds, [i * 2 + j])
+            assert _reference_value(world, int(ev.actions[c]), bot, own=ppo) == ev.values[c, j]
+    with pytest.raises(AgentSpecError, match="own_rollout must be empty"):
+        make_agent("search:own_rollout=ppo", "hollywood")
 
 
 def test_it_plays_matches_and_the_vector_env():
