@@ -410,8 +410,8 @@ class SearchAgent:
 
     def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray) -> np.ndarray:
         """Play ``first`` in every game of ``sim``, then the rollout policy in both seats (the
-        ``own_rollout`` policy in ``viewer``'s, when it is set) until the hand ends; the value of each game for ``viewer`` (a rollout cut off by
-        ``max_rollout_steps`` counts 0)."""
+        ``own_rollout`` policy in ``viewer``'s, when it is set) until the hand ends; the value of
+        each game for ``viewer`` (a rollout cut off by ``max_rollout_steps`` counts 0)."""
         cfg = self.config
         m = sim.batch_size
         value = np.zeros(m, dtype=np.float64)
