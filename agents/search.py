@@ -3,9 +3,11 @@
 For each decision the agent draws worlds, full games consistent with what it has seen
 (:mod:`hollywood_env.determinize`), from its belief over the opponent's hand
 (:mod:`agents.belief`), plays each candidate move in every world and lets a fast policy (a bot)
-play both seats to the end of the hand; it picks the move with the best mean result. All games of a call, all their
-candidate moves and all their worlds are stepped together in one batch of the core engine: no
-Python loop over games, moves or worlds.
+play both seats to the end of the hand. The move of the base policy (by default the shipped PPO
+agent) stands unless another candidate beats it clearly: by more than ``prior`` points and
+``confidence`` standard errors of the paired difference over the same worlds. All games of a
+call, all their candidate moves and all their worlds are stepped together in one batch of the
+core engine: no Python loop over games, moves or worlds.
 
 =================  =============================================================================
 knob               meaning (default)
@@ -24,9 +26,10 @@ knob               meaning (default)
                    the base policy here, a move is valued by how the agent will go on playing,
                    and the opponent is still played by the ``rollout`` model
 ``base``           the policy that makes the decisions not searched and whose move gets the prior:
-                   a bot (``marjj``: it waits for gin and undercuts), a shipped model
-                   (``ppo-hollywood``, ...) or a checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy);
-                   empty: the rollout bot
+                   ``auto`` (default): the shipped ``ppo-hollywood`` when its file is there and
+                   it reads these rules' observations, else ``marjj``; a bot (``marjj``: it
+                   waits for gin and undercuts), a shipped model (``ppo-hollywood``, ...) or a
+                   checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
                    base bot's), ``knocks`` (knocks and discards; draws are the base bot's) or
                    ``all`` (draws, knocks and discards)
@@ -47,7 +50,7 @@ knob               meaning (default)
                    only when it is better by more than that (1.0)
 ``confidence``     a candidate replaces the base policy's move only when its advantage over it,
                    paired world by world, exceeds ``prior`` by ``confidence`` standard errors
-                   (0.0: by its mean alone); the winner is the candidate of the highest lower
+                   (1.5; 0.0: by its mean alone); the winner is the candidate of the highest lower
                    bound. A strong base policy loses less to rollout noise this way: of ten
                    noisy candidates the best-looking one is often only lucky
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
@@ -80,9 +83,13 @@ passed on (its discards, our discards it did not take) would meld with its world
 Measured (docs/agents.md, "What we chose and why"): with the true opponent hand in every world
 the same search wins about 70% of single hands against ``simple``; with worlds drawn from a
 belief it wins 50-56%, and searching draws *loses* (about 36-41% of hands): the value of taking
-the upcard depends on the opponent's hand, which sampled worlds get wrong. Hence the default searches the plain discards
-only, and leaves the draws and knocks to the base bot, ``marjj``, whose waiting for gin is worth
-more against bots that knock early than any search of those decisions we measured.
+the upcard depends on the opponent's hand, which sampled worlds get wrong. Hence the default
+searches the plain discards only, and leaves the draws and knocks to the base policy. With the
+shipped PPO as the base, replacing its discard by the best-looking candidate loses matches to
+``marjj`` (the rollouts let ``simple`` play the opponent, who knocks early, so the best-looking
+move is often a lucky one or one made for the wrong opponent); the confidence gate keeps the
+base move unless a candidate is clearly better, and wins more matches against every bot we
+measured (docs/agents.md, "Search").
 
 What the agent sees: only ``(observations, masks)``, like every agent, and the public history of
 the hand (``history=``, given by the match runner because the agent says ``reads_history``):
@@ -138,6 +145,10 @@ _VALUES = ("points", "win", "sheet")
 _MOVES = ("discards", "knocks", "all")
 #: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
 _POLICY_PREFIXES = ("ppo:", "dqn:")
+#: ``base=auto``: the first of these that loads for the rules (a shipped model may be missing, or
+#: read another number of columns), the last a bot, which always does
+AUTO_BASE = "auto"
+AUTO_BASES = ("ppo-hollywood", "marjj")
 
 
 def _shipped_models() -> list[str]:
@@ -147,7 +158,7 @@ def _shipped_models() -> list[str]:
 def _is_base_spec(base: str) -> bool:
     """Whether ``base`` names a base policy: empty (the rollout bot), a bot, a shipped model or
     a PPO / DQN checkpoint (``ppo:PATH``, ``dqn:PATH``)."""
-    return base in ("",) + _ROLLOUTS or base in SHIPPED_MODELS or \
+    return base in ("", AUTO_BASE) + _ROLLOUTS or base in SHIPPED_MODELS or \
         (base.startswith(_POLICY_PREFIXES) and len(base) > 4)
 
 
@@ -159,7 +170,7 @@ class SearchConfig:
     rollout: str = "simple"
     #: the policy of the searcher's own seat in rollouts ("": ``rollout``)
     own_rollout: str = ""
-    base: str = "marjj"
+    base: str = AUTO_BASE
     moves: str = "discards"
     belief: str = "auto"
     #: the learned belief's model file ("": the shipped models/belief_hollywood.pt)
@@ -167,7 +178,7 @@ class SearchConfig:
     oversample: int = 4
     prior: float = 1.0
     #: standard errors of the paired advantage over the base move that a candidate must clear
-    confidence: float = 0.0
+    confidence: float = 1.5
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
     seconds: float = 0.0
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
@@ -284,12 +295,27 @@ class SearchAgent:
         self.rng = as_generator(seed)
         self._policy = self._make_policy("rollout", self.config.rollout)
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
-        base = self.config.base or self.config.rollout
-        self._base = self._policy if base == self.config.rollout else self._make_policy("base", base)
+        if self.config.base == AUTO_BASE:
+            self._base, name = self._auto_base()
+            self.config = replace(self.config, base=name)
+            base = name
+        else:
+            base = self.config.base or self.config.rollout
+            self._base = self._policy if base == self.config.rollout else self._make_policy("base", base)
         own = self.config.own_rollout or self.config.rollout
         self._own = self._policy if own == self.config.rollout else \
             self._base if own == base else self._make_policy("own_rollout", own)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
+
+    def _auto_base(self):
+        """``(policy, name)`` of ``base=auto``: the first of :data:`AUTO_BASES` that loads for
+        the rules."""
+        for name in AUTO_BASES[:-1]:
+            try:
+                return self._make_policy("base", name), name
+            except ValueError:  # the file is missing, or it reads another observation size
+                continue
+        return self._make_policy("base", AUTO_BASES[-1]), AUTO_BASES[-1]
 
     def _make_policy(self, knob: str, spec: str):
         """The policy of a ``rollout`` or ``base`` knob: a bot on the agent's generator, or a

@@ -20,6 +20,7 @@ from agents.belief import default_belief_path
 from agents.bots import SimpleBot
 from agents.matches import play_pairing
 from agents.registry import AgentSpecError, make_agent
+from agents.paths import MODELS_DIR
 from agents.search import SearchAgent, SearchConfig, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL
@@ -81,8 +82,9 @@ def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     for prior in (0.0, 3.0):
-        ev = SearchAgent("hollywood", seed=6, worlds=4, moves="all", prior=prior).candidate_values(obs, masks)
-        chosen = SearchAgent("hollywood", seed=6, worlds=4, moves="all", prior=prior)(obs, masks)
+        knobs = dict(worlds=4, moves="all", prior=prior, confidence=0.0)  # the mean alone
+        ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
+        chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
         mean = ev.values.mean(axis=1) + prior * (ev.actions == ev.base[ev.rows])
         for r in range(live.size):
             c = np.flatnonzero(ev.rows == r)
@@ -171,11 +173,16 @@ def test_specs_and_knobs():
     assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
         "worlds": 64, "rollout": "hollywood", "prior": 0.5}
     agent = make_agent("search:worlds=8,belief=uniform", "gin-rummy")
-    assert agent.config == SearchConfig(worlds=8, belief="uniform")
+    # (the shipped PPO reads three columns, gin-rummy has one: the automatic base is marjj)
+    assert agent.config == SearchConfig(worlds=8, belief="uniform", base="marjj")
     # the default belief is the learned one when its model file is there, else the heuristic one
     default = make_agent("search", "hollywood").config
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
-    assert replace(default, belief="auto") == SearchConfig()
+    # and the default base the shipped PPO when its file is there (it reads these rules), else marjj
+    assert default.base == ("ppo-hollywood" if (MODELS_DIR / "ppo_hollywood.pt").is_file() else "marjj")
+    assert replace(default, belief="auto", base="auto") == SearchConfig()
+    # a shipped model that cannot read the rules' observations (one column, not three) is passed over
+    assert make_agent("search", "gin-rummy-simple").config.base == "marjj"
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
                       ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
                       ("search:base=ppo", "base must be one of"), ("search:base=sb3:x.zip", "base must be one of"),
