@@ -1,0 +1,11 @@
+#!/bin/bash
+# search with the shipped PPO as its base and the confidence gate (1.5 standard errors),
+# against the three bots and against the PPO itself (400 matches each, one core per chain)
+set -e
+cd "$(dirname "$0")/../../.."
+S="search:base=ppo-hollywood,confidence=1.5"
+OUT=results/search/gated
+ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 400 --seed $4 -q --out $OUT/$5; }
+(ev 0 "$S" simple 7101 vs_simple; ev 0 "$S" marjj 7103 vs_marjj) &
+(ev 1 "$S" hollywood 7102 vs_hollywood; ev 1 ppo-hollywood "$S" 24003 ppo_vs_search) &
+wait
