@@ -19,8 +19,8 @@ import pytest
 from agents.belief import default_belief_path
 from agents.bots import SimpleBot
 from agents.matches import play_pairing
-from agents.registry import AgentSpecError, make_agent
 from agents.paths import MODELS_DIR
+from agents.registry import AgentSpecError, make_agent
 from agents.search import SearchAgent, SearchConfig, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL
@@ -61,6 +61,16 @@ def _reference_value(world: core.State, action: int, bot, own=None) -> float:
     return pts if int(g.hand_winner[0]) == me else -pts
 
 
+def _check_against_the_reference(ev, worlds: int, bot, own=None) -> None:
+    """Every rollout value of ``ev`` (``worlds`` per candidate) equals the one-game reference."""
+    searched = np.unique(ev.rows)
+    for c in range(ev.rows.size):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(worlds):
+            world = core.take(ev.worlds, [i * worlds + j])
+            assert _reference_value(world, int(ev.actions[c]), bot, own=own) == ev.values[c, j]
+
+
 @pytest.mark.parametrize("moves", ["all", "discards"])
 def test_batched_rollouts_equal_a_one_game_reference(moves):
     state = _positions(n=16, seed=3)
@@ -68,13 +78,7 @@ def test_batched_rollouts_equal_a_one_game_reference(moves):
     agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves)
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 6
-    bot = SimpleBot("hollywood")
-    searched = np.unique(ev.rows)
-    for c in range(ev.rows.size):
-        i = int(np.searchsorted(searched, ev.rows[c]))
-        for j in range(2):
-            world = core.take(ev.worlds, [i * 2 + j])
-            assert _reference_value(world, int(ev.actions[c]), bot) == ev.values[c, j]
+    _check_against_the_reference(ev, 2, SimpleBot("hollywood"))
 
 
 def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
@@ -214,13 +218,7 @@ def test_a_trained_policy_as_the_rollout():
     agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", base="ppo-hollywood")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
-    ppo = make_agent("ppo-hollywood", "hollywood")
-    searched = np.unique(ev.rows)
-    for c in range(ev.rows.size):
-        i = int(np.searchsorted(searched, ev.rows[c]))
-        for j in range(2):
-            world = core.take(ev.worlds, [i * 2 + j])
-            assert _reference_value(world, int(ev.actions[c]), ppo) == ev.values[c, j]
+    _check_against_the_reference(ev, 2, make_agent("ppo-hollywood", "hollywood"))
     with pytest.raises(AgentSpecError, match="rollout=ppo:no/such.pt"):
         make_agent("search:rollout=ppo:no/such.pt", "hollywood")
 
@@ -233,13 +231,7 @@ def test_the_own_seat_may_roll_out_with_another_policy():
     agent = SearchAgent("hollywood", seed=5, worlds=2, own_rollout="ppo-hollywood", base="ppo-hollywood")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
-    ppo, bot = make_agent("ppo-hollywood", "hollywood"), SimpleBot("hollywood")
-    searched = np.unique(ev.rows)
-    for c in range(ev.rows.size):
-        i = int(np.searchsorted(searched, ev.rows[c]))
-        for j in range(2):
-            world = core.take(ev.worlds, [i * 2 + j])
-            assert _reference_value(world, int(ev.actions[c]), bot, own=ppo) == ev.values[c, j]
+    _check_against_the_reference(ev, 2, SimpleBot("hollywood"), own=make_agent("ppo-hollywood", "hollywood"))
     with pytest.raises(AgentSpecError, match="own_rollout must be empty"):
         make_agent("search:own_rollout=ppo", "hollywood")
 
