@@ -26,8 +26,9 @@ knob               meaning (default)
                    the base policy here, a move is valued by how the agent will go on playing,
                    and the opponent is still played by the ``rollout`` model
 ``base``           the policy that makes the decisions not searched and whose move gets the prior:
-                   ``auto`` (default): the shipped ``ppo-hollywood`` when its file is there and
-                   it reads these rules' observations, else ``marjj``; a bot (``marjj``: it
+                   ``auto`` (default): the first shipped model of ``ppo-hollywood`` (three
+                   columns) and ``ppo-gin-rummy-simple`` (one) whose file is there and that
+                   reads these rules' observations, else ``marjj``; a bot (``marjj``: it
                    waits for gin and undercuts), a shipped model (``ppo-hollywood``, ...) or a
                    checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
@@ -148,7 +149,7 @@ _POLICY_PREFIXES = ("ppo:", "dqn:")
 #: ``base=auto``: the first of these that loads for the rules (a shipped model may be missing, or
 #: read another number of columns), the last a bot, which always does
 AUTO_BASE = "auto"
-AUTO_BASES = ("ppo-hollywood", "marjj")
+AUTO_BASES = ("ppo-hollywood", "ppo-gin-rummy-simple", "marjj")
 
 
 def _shipped_models() -> list[str]:

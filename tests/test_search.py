@@ -177,8 +177,9 @@ def test_specs_and_knobs():
     assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
         "worlds": 64, "rollout": "hollywood", "prior": 0.5}
     agent = make_agent("search:worlds=8,belief=uniform", "gin-rummy")
-    # (the shipped PPO reads three columns, gin-rummy has one: the automatic base is marjj)
-    assert agent.config == SearchConfig(worlds=8, belief="uniform", base="marjj")
+    # (ppo-hollywood reads three columns, gin-rummy has one: the automatic base is the single-hand PPO)
+    one_column = "ppo-gin-rummy-simple" if (MODELS_DIR / "ppo_gin_rummy_simple.pt").is_file() else "marjj"
+    assert agent.config == SearchConfig(worlds=8, belief="uniform", base=one_column)
     # the default belief is the learned one when its model file is there, else the heuristic one
     default = make_agent("search", "hollywood").config
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
@@ -186,7 +187,7 @@ def test_specs_and_knobs():
     assert default.base == ("ppo-hollywood" if (MODELS_DIR / "ppo_hollywood.pt").is_file() else "marjj")
     assert replace(default, belief="auto", base="auto") == SearchConfig()
     # a shipped model that cannot read the rules' observations (one column, not three) is passed over
-    assert make_agent("search", "gin-rummy-simple").config.base == "marjj"
+    assert make_agent("search", "gin-rummy-simple").config.base == one_column
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
                       ("search:worlds=many", "expected int"), ("search:rollout=ppo", "rollout must be one of"),
                       ("search:base=ppo", "base must be one of"), ("search:base=sb3:x.zip", "base must be one of"),
@@ -195,6 +196,13 @@ def test_specs_and_knobs():
                       ("search:belief=melds", "belief must be one of")]:
         with pytest.raises(AgentSpecError, match=says):
             make_agent(bad, "hollywood")
+
+
+def test_the_automatic_base_falls_back_to_the_bot_when_no_model_loads(monkeypatch):
+    import agents.search as S
+
+    monkeypatch.setattr(S, "AUTO_BASES", ("ppo:no/such/model.pt", "marjj"))
+    assert SearchAgent("hollywood", seed=0, worlds=2).config.base == "marjj"
 
 
 def test_a_trained_policy_as_the_base():
