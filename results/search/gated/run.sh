@@ -9,3 +9,5 @@ ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 400 --seed $
 (ev 0 "$S" simple 7101 vs_simple; ev 0 "$S" marjj 7103 vs_marjj) &
 (ev 1 "$S" hollywood 7102 vs_hollywood; ev 1 ppo-hollywood "$S" 24003 ppo_vs_search) &
 wait
+# a second seed against simple (the default spec, `search`, is the same agent as $S)
+.venv/bin/hollywood evaluate search simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_seed7201
