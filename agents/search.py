@@ -156,11 +156,15 @@ def _shipped_models() -> list[str]:
     return sorted(SHIPPED_MODELS)
 
 
+def _is_policy_spec(spec: str) -> bool:
+    """Whether ``spec`` names a policy of the rollouts or the base: a bot, a shipped model or a
+    PPO / DQN checkpoint (``ppo:PATH``, ``dqn:PATH``)."""
+    return spec in _ROLLOUTS or spec in SHIPPED_MODELS or (spec.startswith(_POLICY_PREFIXES) and len(spec) > 4)
+
+
 def _is_base_spec(base: str) -> bool:
-    """Whether ``base`` names a base policy: empty (the rollout bot), a bot, a shipped model or
-    a PPO / DQN checkpoint (``ppo:PATH``, ``dqn:PATH``)."""
-    return base in ("", AUTO_BASE) + _ROLLOUTS or base in SHIPPED_MODELS or \
-        (base.startswith(_POLICY_PREFIXES) and len(base) > 4)
+    """Whether ``base`` names a base policy: ``auto``, empty (the rollout bot) or a policy."""
+    return base in ("", AUTO_BASE) or _is_policy_spec(base)
 
 
 @dataclass(frozen=True)
@@ -194,10 +198,10 @@ class SearchConfig:
 
     def __post_init__(self):
         check_positive_int("worlds", self.worlds)
-        if not self.rollout or not _is_base_spec(self.rollout):
+        if not _is_policy_spec(self.rollout):
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
                              f"ppo:PATH or dqn:PATH, got {self.rollout!r}")
-        if self.own_rollout and not _is_base_spec(self.own_rollout):
+        if self.own_rollout and not _is_policy_spec(self.own_rollout):
             raise ValueError(f"own_rollout must be empty (the rollout policy), one of {list(_ROLLOUTS)}, a shipped "
                              f"model ({', '.join(_shipped_models())}), ppo:PATH or dqn:PATH, got {self.own_rollout!r}")
         if not _is_base_spec(self.base):
@@ -464,10 +468,13 @@ class SearchAgent:
             if self._own is policy:
                 act = _policy_actions(policy, state, cfg.rollout)
             else:  # the searcher's own seat by its own rollout policy, the opponent's by the rollout model
-                own = np.flatnonzero(active & (state.current_player == viewer[origin]))
-                act = _policy_actions(policy, state, cfg.rollout)
-                if own.size:
-                    act[own] = _policy_actions(self._own, state, cfg.own_rollout or cfg.rollout, games=own)
+                mine = state.current_player == viewer[origin]
+                act = np.zeros(state.batch_size, dtype=np.int64)
+                for games, seat_policy, name in ((active & ~mine, policy, cfg.rollout),
+                                                 (active & mine, self._own, cfg.own_rollout)):
+                    g = np.flatnonzero(games)
+                    if g.size:
+                        act[g] = _policy_actions(seat_policy, state, name, games=g)
             core.step(state, act, games=None if active.all() else np.flatnonzero(active))
             simulated += n_active
         self.stats["simulated_steps"] += simulated

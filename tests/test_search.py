@@ -242,6 +242,9 @@ def test_the_own_seat_may_roll_out_with_another_policy():
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"), own=make_agent("ppo-hollywood", "hollywood"))
     with pytest.raises(AgentSpecError, match="own_rollout must be empty"):
         make_agent("search:own_rollout=ppo", "hollywood")
+    for knob in ("rollout", "own_rollout"):  # "auto" chooses a base, not a rollout policy
+        with pytest.raises(AgentSpecError, match=f"{knob} must be"):
+            make_agent(f"search:{knob}=auto", "hollywood")
 
 
 def test_it_plays_matches_and_the_vector_env():

@@ -11,3 +11,6 @@ ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 400 --seed $
 wait
 # a second seed against simple (the default spec, `search`, is the same agent as $S)
 .venv/bin/hollywood evaluate search simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_seed7201
+# the 200-match screens of the gate (results/search/gated/screens/)
+.venv/bin/hollywood evaluate "$S" marjj --matches 200 --seed 23103 -q --out $OUT/screens/ppoc15
+.venv/bin/hollywood evaluate "$S" simple --matches 200 --seed 23101 -q --out $OUT/screens/ppoc15s

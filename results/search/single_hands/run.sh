@@ -1,0 +1,21 @@
+#!/bin/bash
+# Single hands of gin-rummy-simple against simple: the single-hand PPO alone and the search with
+# it as the base (2,000 hands; the *_400 folders: 400 hands), one process per core.
+# Usage: results/search/single_hands/run.sh
+set -e
+cd "$(dirname "$0")/../../.."
+OUT=results/search/single_hands
+B="search:base=ppo-gin-rummy-simple,value=win"
+ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" simple --rules gin-rummy-simple --hands $3 --reward hands \
+  --seed $4 -q --out $OUT/$5; }
+(ev 0 ppo-gin-rummy-simple 2000 4101 ppo; ev 0 "$B,prior=0.05,confidence=0" 2000 4101 v1
+ ev 0 "$B,prior=0,confidence=1" 2000 4101 v1c1; ev 0 "$B,prior=0,confidence=2" 2000 4101 v1c2
+ ev 0 search 2000 4101 def) &
+(ev 1 "$B,prior=0,confidence=1,worlds=128" 2000 4101 v3; ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4101 v5
+ ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4202 v5s4202; ev 1 ppo-gin-rummy-simple 2000 4202 ppos4202) &
+wait
+# rollout policies, 400 hands (these ran before the confidence gate, with confidence 0)
+B0="$B,prior=0.05,confidence=0"
+ev 0 "$B0" 400 4101 simple_rollout_400
+ev 0 "$B0,rollout=ppo-gin-rummy-simple,worlds=16" 400 4101 ppo_rollout_400
+ev 0 "$B0,own_rollout=ppo-gin-rummy-simple,worlds=32" 400 4101 own_rollout_400
