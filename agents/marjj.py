@@ -78,9 +78,9 @@ from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, masks_to_bool
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike
 
-from .bots import Bot, View, best_knock, decode, meldable_with
+from .bots import OPENSPIEL_SUITS_LOW_TO_HIGH, Bot, View, best_knock, decode, highest_card, meldable_with, openspiel_melded
 
-__all__ = ["MarjjBot", "MarjjParams"]
+__all__ = ["MarjjBot", "MarjjParams", "PatientBot"]
 
 U64 = np.uint64
 _ALL = U64((1 << NUM_CARDS) - 1)
@@ -197,8 +197,13 @@ class MarjjBot(Bot):
         self.params = params
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        v = decode(obs, mask)  # the whole view: the pile, the discards, the opponent's known cards
-        out = np.zeros(obs.shape[0], dtype=np.int64)
+        # the whole view: the pile, the discards, the opponent's known cards
+        return self.act_on_view(decode(obs, mask), mask)
+
+    def act_on_view(self, v: View, mask: np.ndarray) -> np.ndarray:
+        """The actions ``(n,)`` from the view ``v`` of ``n`` rows and their legal masks (as
+        :meth:`agents.bots.PhaseBot.act_on_view`)."""
+        out = np.zeros(v.hand.shape[0], dtype=np.int64)
         rows = np.flatnonzero(v.take_phase)
         if rows.size:
             out[rows] = self._draw(v, rows)
@@ -343,3 +348,22 @@ class MarjjBot(Bot):
         score = score + np.where(dead_same >= 2, p.set_bonus, np.where(dead_same == 1, p.rank_bonus, 0.0))
         score = score + np.where(opp_same >= 2, p.set_penalty, np.where(opp_same == 1, p.rank_penalty, 0.0))
         return score
+
+
+class PatientBot(MarjjBot):
+    """``patient``: ``marjj``'s upcard and knock rules (it waits for gin after its first turns)
+    with ``simple``'s discard (the highest-ranked deadwood card of the best arrangement that is a
+    legal discard; if none is, the highest-ranked legal discard). A cheap model of an opponent who
+    holds out for gin and undercuts, for the search's rollouts: ``marjj``'s expected-value discard
+    costs about seven times as much per rollout step. It reads only its hand, the upcard, its own
+    discards (its turn) and the stock size, so the search plays it straight from the state."""
+
+    name = "patient"
+
+    def choose_discard(self, v: View, g: np.ndarray) -> np.ndarray:
+        hand, legal = v.hand[g], v.legal_discards[g]
+        card = highest_card(hand & ~openspiel_melded(hand) & legal, OPENSPIEL_SUITS_LOW_TO_HIGH)
+        none = card < 0
+        if none.any():  # every deadwood card is forbidden: the highest legal discard
+            card[none] = highest_card(legal[none], OPENSPIEL_SUITS_LOW_TO_HIGH)
+        return card

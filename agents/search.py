@@ -16,11 +16,16 @@ knob               meaning (default)
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
 ``rollout``        the policy that plays both seats after the move: ``simple`` (fast,
-                   deterministic, read straight from the state), ``hollywood``, ``neller``,
+                   deterministic, read straight from the state), ``patient`` (``simple``'s
+                   discards, ``marjj``'s upcards and knocks: it waits for gin after its first
+                   turns; :class:`agents.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
                    ``marjj`` or ``random``, or a trained policy as for ``base`` (a shipped
                    model, ``ppo:PATH``, ``dqn:PATH``; greedy, about 20 times the cost of
                    ``simple`` per step). A rollout by the base policy itself values each move
-                   by how the agent will really go on playing it
+                   by how the agent will really go on playing it. Several opponent models
+                   joined by ``+`` (``simple+patient``): every candidate is rolled out in the
+                   same worlds by each, and a candidate replaces the base move only if it is
+                   clearly better against every one (the least of its lower bounds, below)
 ``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
                    value of ``rollout``; empty, the default: ``rollout`` plays both seats). With
                    the base policy here, a move is valued by how the agent will go on playing,
@@ -52,7 +57,8 @@ knob               meaning (default)
 ``confidence``     a candidate replaces the base policy's move only when its advantage over it,
                    paired world by world, exceeds ``prior`` by ``confidence`` standard errors
                    (1.5; 0.0: by its mean alone); the winner is the candidate of the highest lower
-                   bound. A strong base policy loses less to rollout noise this way: of ten
+                   bound (with several opponent models: the highest of the least lower bound over
+                   the models). A strong base policy loses less to rollout noise this way: of ten
                    noisy candidates the best-looking one is often only lucky
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
@@ -135,12 +141,17 @@ from hollywood_env.sampling import SeedLike, as_generator
 
 from . import bots as B
 from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
+from .marjj import PatientBot
 from .registry import SHIPPED_MODELS, AgentSpecError, make_agent, make_bot
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec"]
 
 #: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
-_ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random")
+_ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random", "patient")
+#: the rollout bots read straight from the engine's state (no observation encoded)
+_FROM_STATE = ("simple", "patient")
+#: joins the opponent models of ``rollout`` (``simple+patient``)
+MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
 _VALUES = ("points", "win", "sheet")
 _MOVES = ("discards", "knocks", "all")
@@ -160,6 +171,11 @@ def _is_policy_spec(spec: str) -> bool:
     """Whether ``spec`` names a policy of the rollouts or the base: a bot, a shipped model or a
     PPO / DQN checkpoint (``ppo:PATH``, ``dqn:PATH``)."""
     return spec in _ROLLOUTS or spec in SHIPPED_MODELS or (spec.startswith(_POLICY_PREFIXES) and len(spec) > 4)
+
+
+def rollout_models(rollout: str) -> list[str]:
+    """The opponent models of a ``rollout`` knob: ``"simple+patient"`` -> ``["simple", "patient"]``."""
+    return [m.strip() for m in rollout.split(MODEL_SEPARATOR)]
 
 
 def _is_base_spec(base: str) -> bool:
@@ -198,9 +214,11 @@ class SearchConfig:
 
     def __post_init__(self):
         check_positive_int("worlds", self.worlds)
-        if not _is_policy_spec(self.rollout):
+        models = rollout_models(self.rollout)
+        if not all(map(_is_policy_spec, models)) or len(set(models)) < len(models):
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
-                             f"ppo:PATH or dqn:PATH, got {self.rollout!r}")
+                             f"ppo:PATH or dqn:PATH, or several different ones joined by {MODEL_SEPARATOR!r} "
+                             f"(simple+patient), got {self.rollout!r}")
         if self.own_rollout and not _is_policy_spec(self.own_rollout):
             raise ValueError(f"own_rollout must be empty (the rollout policy), one of {list(_ROLLOUTS)}, a shipped "
                              f"model ({', '.join(_shipped_models())}), ppo:PATH or dqn:PATH, got {self.own_rollout!r}")
@@ -265,9 +283,11 @@ def search_agent_from_spec(arg: str = "", rules: Rules | str | None = None, seed
 @dataclass
 class CandidateValues:
     """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base bot's move
-    in every row; per candidate (sorted by row) its ``rows``, ``actions`` and ``values (k, W)``,
-    the signed result of the move in each of the row's ``W`` worlds; ``worlds``: the State of
-    those worlds before the move (world ``j`` of the ``i``-th searched row at ``i * W + j``)."""
+    in every row; per candidate (sorted by row) its ``rows``, ``actions`` and ``values (k, M * W)``,
+    the signed result of the move in each of the row's ``W`` worlds rolled out by each of the ``M``
+    opponent models of ``rollout`` (model ``m``'s in columns ``m * W`` to ``m * W + W - 1``);
+    ``worlds``: the State of those worlds before the move (world ``j`` of the ``i``-th searched row
+    at ``i * W + j``)."""
 
     base: np.ndarray
     rows: np.ndarray
@@ -298,17 +318,20 @@ class SearchAgent:
             else:
                 self.config = replace(cfg, belief="heuristic")
         self.rng = as_generator(seed)
-        self._policy = self._make_policy("rollout", self.config.rollout)
+        #: (name, policy) of each opponent model of ``rollout``; the first is the rollout bot
+        self._models = [(m, self._make_policy("rollout", m)) for m in rollout_models(self.config.rollout)]
+        self._policy = self._models[0][1]
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         if self.config.base == AUTO_BASE:
             self._base, name = self._auto_base()
             self.config = replace(self.config, base=name)
             base = name
         else:
-            base = self.config.base or self.config.rollout
-            self._base = self._policy if base == self.config.rollout else self._make_policy("base", base)
-        own = self.config.own_rollout or self.config.rollout
-        self._own = self._policy if own == self.config.rollout else \
+            base = self.config.base or self._models[0][0]
+            self._base = self._policy if base == self._models[0][0] else self._make_policy("base", base)
+        own = self.config.own_rollout
+        #: the policy of the searcher's own seat in every model's rollouts (None: the model's)
+        self._own = None if own in ("", self.config.rollout) else \
             self._base if own == base else self._make_policy("own_rollout", own)
         self.stats = {"decisions": 0, "searched": 0, "simulated_steps": 0, "seconds": 0.0}
 
@@ -325,6 +348,8 @@ class SearchAgent:
     def _make_policy(self, knob: str, spec: str):
         """The policy of a ``rollout`` or ``base`` knob: a bot on the agent's generator, or a
         trained policy (greedy, so it needs no seed of its own)."""
+        if spec == "patient":
+            return PatientBot(self.rules, self.rng)
         if spec in _ROLLOUTS:
             return make_bot(spec, self.rules, self.rng)
         try:
@@ -334,12 +359,10 @@ class SearchAgent:
 
     def seed(self, seed: SeedLike = None) -> None:
         self.rng = as_generator(seed)
-        if callable(getattr(self._policy, "seed", None)):
-            self._policy.seed(self.rng)
-        if self._base is not self._policy and callable(getattr(self._base, "seed", None)):
-            self._base.seed(self.rng)
-        if self._own is not self._policy and self._own is not self._base and callable(getattr(self._own, "seed", None)):
-            self._own.seed(self.rng)
+        policies = [p for _, p in self._models] + [self._base, self._own]
+        for i, policy in enumerate(policies):
+            if callable(getattr(policy, "seed", None)) and all(policy is not q for q in policies[:i]):
+                policy.seed(self.rng)
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.config})"
@@ -372,16 +395,21 @@ class SearchAgent:
         bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
         in the same worlds, with the base move at ``prior`` (so a candidate wins only above it)."""
         cfg = self.config
+        k = len(self._models)
+        w = ev.values.shape[1] // k  # worlds per opponent model
         is_base = ev.actions == ev.base[ev.rows]
         score = ev.values.mean(axis=1) + cfg.prior * is_base
-        if cfg.confidence <= 0 or ev.values.shape[1] < 2:
+        if k == 1 and (cfg.confidence <= 0 or w < 2):
             return score
         base_at = np.full(ev.base.shape[0], -1, dtype=np.int64)  # per row, the base move's candidate
         base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
         has = base_at[ev.rows] >= 0
-        d = ev.values[has] - ev.values[base_at[ev.rows[has]]]
-        se = d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
-        score[has] = np.where(is_base[has], cfg.prior, d.mean(axis=1) - cfg.confidence * se)
+        d = (ev.values[has] - ev.values[base_at[ev.rows[has]]]).reshape(-1, k, w)
+        bound = d.mean(axis=2)
+        if cfg.confidence > 0 and w >= 2:
+            bound = bound - cfg.confidence * d.std(axis=2, ddof=1) / np.sqrt(w)
+        # against several opponent models: the advantage it is sure of against every one
+        score[has] = np.where(is_base[has], cfg.prior, bound.min(axis=1))
         return score
 
     def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> CandidateValues:
@@ -401,17 +429,23 @@ class SearchAgent:
         rows = np.unique(cands_row)
         w = self._budget_worlds(rows.size, cands_row.size)
         if rows.size == 0:
-            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w)), None)
+            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * len(self._models))), None)
         t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
         worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
         # every candidate of a row is played in the same worlds: the row's w kept worlds
         local = np.searchsorted(rows, cands_row)
-        sim = core.take(worlds, (local[:, None] * w + np.arange(w)[None, :]).reshape(-1))
-        values = self._rollout(sim, np.repeat(cands_act, w), viewer=sim.current_player.astype(np.int64))
+        picks = (local[:, None] * w + np.arange(w)[None, :]).reshape(-1)
+        first = np.repeat(cands_act, w)
+        values = []
+        for name, policy in self._models:  # each opponent model plays the same worlds
+            sim = core.take(worlds, picks)
+            viewer = sim.current_player.astype(np.int64)
+            values.append(self._rollout(sim, first, viewer, name, policy).reshape(-1, w))
+        values = np.concatenate(values, axis=1)
         cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
         self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
-        return CandidateValues(base, cands_row, cands_act, values.reshape(-1, w), worlds)
+        return CandidateValues(base, cands_row, cands_act, values, worlds)
 
     def _budget_worlds(self, n_rows: int, n_candidates: int) -> int:
         """The worlds of this call: ``worlds``, or with a time budget (``seconds``) as many as the
@@ -439,15 +473,15 @@ class SearchAgent:
             return heuristic_worlds(info, w, self.rng, cfg.oversample, cfg.improve, weights=odds(p))
         return sample_worlds(info, w, self.rng, weights=odds(p))
 
-    def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray) -> np.ndarray:
-        """Play ``first`` in every game of ``sim``, then the rollout policy in both seats (the
-        ``own_rollout`` policy in ``viewer``'s, when it is set) until the hand ends; the value of
-        each game for ``viewer`` (a rollout cut off by ``max_rollout_steps`` counts 0)."""
+    def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray, name: str, policy) -> np.ndarray:
+        """Play ``first`` in every game of ``sim``, then the rollout policy ``policy`` (the model
+        ``name`` of ``rollout``) in both seats (the ``own_rollout`` policy in ``viewer``'s, when it
+        is set) until the hand ends; the value of each game for ``viewer`` (a rollout cut off by
+        ``max_rollout_steps`` counts 0)."""
         cfg = self.config
         m = sim.batch_size
         value = np.zeros(m, dtype=np.float64)
         before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else None
-        policy = self._policy
         state, origin = sim, np.arange(m)  # origin: each game's index in `sim`
         active = np.ones(m, dtype=bool)  # still in the hand being valued
         core.step(state, first)
@@ -465,16 +499,16 @@ class SearchAgent:
                 keep = np.flatnonzero(active)
                 state, origin = core.take(state, keep), origin[keep]
                 active = np.ones(keep.size, dtype=bool)
-            if self._own is policy:
-                act = _policy_actions(policy, state, cfg.rollout)
+            if self._own is None:
+                act = _policy_actions(policy, state, name)
             else:  # the searcher's own seat by its own rollout policy, the opponent's by the rollout model
                 mine = state.current_player == viewer[origin]
                 act = np.zeros(state.batch_size, dtype=np.int64)
-                for games, seat_policy, name in ((active & ~mine, policy, cfg.rollout),
-                                                 (active & mine, self._own, cfg.own_rollout)):
+                for games, seat_policy, seat_name in ((active & ~mine, policy, name),
+                                                      (active & mine, self._own, cfg.own_rollout)):
                     g = np.flatnonzero(games)
                     if g.size:
-                        act[g] = _policy_actions(seat_policy, state, name, games=g)
+                        act[g] = _policy_actions(seat_policy, state, seat_name, games=g)
             core.step(state, act, games=None if active.all() else np.flatnonzero(active))
             simulated += n_active
         self.stats["simulated_steps"] += simulated
@@ -560,7 +594,7 @@ def candidates(obs: np.ndarray, masks: np.ndarray, base: np.ndarray, moves: str)
 def _policy_actions(policy, state: core.State, name: str, games: np.ndarray | None = None) -> np.ndarray:
     """The rollout policy's actions in every game of ``state`` (finished games: 0), or in the
     games ``games`` only."""
-    if name == "simple":
+    if name in _FROM_STATE:
         act = _simple_from_state(policy, state)
         return act if games is None else act[games]
     obs = encode(state, games=games)
@@ -568,9 +602,10 @@ def _policy_actions(policy, state: core.State, name: str, games: np.ndarray | No
     return np.asarray(policy(obs, mask), dtype=np.int64)
 
 
-def _simple_from_state(bot: B.SimpleBot, state: core.State) -> np.ndarray:
-    """:class:`agents.bots.SimpleBot`'s moves read straight from the state's public fields and
-    the mover's hand (the same View it decodes from an observation, without encoding one)."""
+def _simple_from_state(bot, state: core.State) -> np.ndarray:
+    """:class:`agents.bots.SimpleBot`'s (or :class:`agents.marjj.PatientBot`'s) moves read
+    straight from the state's public fields and the mover's hand and discards (what they decode
+    from an observation, without encoding one)."""
     b = state.batch_size
     g = np.arange(b)
     cur = state.current_player.astype(np.int64)
@@ -584,7 +619,8 @@ def _simple_from_state(bot: B.SimpleBot, state: core.State) -> np.ndarray:
     legal_discards = bools_to_masks(mask[:, :NUM_CARDS])
     legal_knocks = bools_to_masks(mask[:, KNOCK:KNOCK + NUM_CARDS])
     z = np.zeros(b, dtype=np.uint64)
-    v = B.View(hand=state.hands[g, cur], top=state.pile_top, pile=z, opp_known=z, opp_discarded=z, own_discarded=z,
+    v = B.View(hand=state.hands[g, cur], top=state.pile_top, pile=z, opp_known=z, opp_discarded=z,
+               own_discarded=state.discarded[g, cur],
                stock=NUM_CARDS - state.stock_pos, knock_limit=state.knock_limit, take_phase=take_phase,
                first_upcard=take_phase & (phase == PHASE_FIRST_UPCARD), discard_phase=discard_phase,
                legal_discards=legal_discards, legal_knocks=legal_knocks)

@@ -9,6 +9,7 @@ import pytest
 
 from agents import AgentSpecError, HollywoodBot, NellerBot, RandomBot, SimpleBot, make_agent, register, register_prefix, registry
 from agents.bots import View, decode, meldable_with, melds_with
+from agents.marjj import MarjjBot, PatientBot
 from agents.matches import play_pairing
 from hollywood_env import core
 from hollywood_env import observation as O
@@ -189,6 +190,49 @@ def test_simple_discards_highest_deadwood_and_knocks_when_legal():
     obs, mask = _position("Ac 2c 3c 5h 6h 7h 9s 9d 9h Kd Kh", phase="discard", knock_limit=10)
     a = bot(obs, mask)[0]
     assert a - KNOCK in parse_cards("Kd Kh")
+
+
+def test_patient_knocks_with_deadwood_only_early_or_at_the_wall_and_always_goes_gin():
+    bot = PatientBot()
+    knock_hand = "Ac 2c 3c 5h 6h 7h 9s 9d 9h Kd 2d"  # simple knocks with Kd (deadwood 2)
+
+    def late(obs, cards="4s 8c Qh"):  # three discards of its own this hand: its fourth turn
+        obs[0, O.OWN_DISCARDED.start + np.array(parse_cards(cards))] = 1
+        return obs
+
+    obs, mask = _position(knock_hand, phase="discard")
+    assert bot(obs, mask)[0] == SimpleBot()(obs, mask)[0] == KNOCK + parse_card("Kd")
+    obs, mask = _position(knock_hand, phase="discard")
+    assert bot(late(obs), mask)[0] == DISCARD + parse_card("Kd")  # it waits for gin
+    wall = Rules().wall_stock_size
+    obs, mask = _position(knock_hand, phase="discard", stock=wall)
+    assert bot(late(obs), mask)[0] == KNOCK + parse_card("Kd")  # the last discard before the wall
+    obs, mask = _position("Ac 2c 3c 4c 5h 6h 7h 9s 9d 9h Kd", phase="discard")
+    assert bot(late(obs), mask)[0] == KNOCK + parse_card("Kd")  # gin
+
+
+def test_patient_draws_and_knocks_as_marjj_and_discards_as_simple():
+    """On many positions of real games: ``marjj``'s move whenever that is an upcard choice or a
+    knock; otherwise ``simple``'s move on the same position with the knocks taken out of the mask."""
+    assert _play_checked(Rules(), [PatientBot(seed=0), SimpleBot(seed=0)], batch=64, steps=300).min() > 1000
+    state = core.init(256, "hollywood", seed=4)
+    simple, marjj, patient, plain = SimpleBot(), MarjjBot(seed=0), PatientBot(), 0
+    for _ in range(300):
+        obs, mask = O.encode(state), state.legal_action_mask
+        a, m = patient(obs, mask), marjj(obs, mask)
+        knock = (m >= KNOCK) & (m < KNOCK + 52) | (m == BIG_GIN)
+        choice = mask[:, TAKE_DISCARD] | knock | ~mask.any(axis=1)
+        assert (a[choice] == m[choice]).all()
+        no_knocks = mask.copy()
+        no_knocks[:, KNOCK:KNOCK + 52] = False
+        no_knocks[:, BIG_GIN] = False
+        r = np.flatnonzero(~choice)
+        assert (a[r] == simple(obs[r], no_knocks[r])).all()
+        plain += int((a[r] != m[r]).sum())
+        core.step(state, np.where(state.current_player == np.arange(256) % 2, a, m))  # a seat each
+        if state.done.any():
+            core.reset_games(state, state.done)
+    assert plain > 100  # its discards often differ from marjj's
 
 
 def test_simple_breaks_ties_as_openspiel():

@@ -18,6 +18,7 @@ import pytest
 
 from agents.belief import default_belief_path
 from agents.bots import SimpleBot
+from agents.marjj import PatientBot
 from agents.matches import play_pairing
 from agents.paths import MODELS_DIR
 from agents.registry import AgentSpecError, make_agent
@@ -118,6 +119,35 @@ def test_with_confidence_a_move_replaces_the_base_move_only_when_clearly_better(
     assert 0 < replaced < np.unique(ev.rows).size
     with pytest.raises(AgentSpecError, match="confidence must be >= 0"):
         make_agent("search:confidence=-1", "hollywood")
+
+
+def test_several_opponent_models_roll_out_the_same_worlds_and_must_all_agree():
+    """``rollout=simple+patient``: each model plays every (candidate, world) in its own block of
+    the values (the one-game reference, bot on observations), and a candidate replaces the base
+    move only when its lower bound clears the prior against every model."""
+    state = _positions(n=24, seed=4)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient")
+    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
+    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    assert ev.values.shape == (ev.rows.size, 8)
+    first = replace(ev, values=ev.values[:, :4])
+    _check_against_the_reference(first, 4, SimpleBot("hollywood"))
+    _check_against_the_reference(replace(ev, values=ev.values[:, 4:]), 4, PatientBot("hollywood"))
+    replaced = 0
+    for r in np.unique(ev.rows):
+        c = np.flatnonzero(ev.rows == r)
+        b = c[ev.actions[c] == ev.base[r]]
+        d = (ev.values[c] - ev.values[b]).reshape(c.size, 2, 4)
+        bound = (d.mean(axis=2) - 1.0 * d.std(axis=2, ddof=1) / 2.0).min(axis=1)
+        bound[ev.actions[c] == ev.base[r]] = 0.5
+        assert chosen[r] == ev.actions[c][np.argmax(bound)]
+        replaced += chosen[r] != ev.base[r]
+    assert 0 < replaced
+    for bad in ("simple+simple", "simple+nope", "simple+"):
+        with pytest.raises(AgentSpecError, match="several different ones joined by"):
+            make_agent(f"search:rollout={bad}", "hollywood")
 
 
 def test_the_search_never_uses_hidden_information(reshuffle_hidden):
