@@ -17,7 +17,7 @@ common="--seed $SEED --total_steps 4194304 --torch_threads 1 --collector.kind lo
 core=0
 for b in false true; do
   taskset -c $core .venv/bin/hollywood train configs/ppo_hollywood.yaml $common --ppo.belief_input $b \
-    --log.name belief_$b > $OUT/train_belief_$b.log 2>&1 &
+    --log.name belief_$b > $OUT/train_belief_${b}_seed$SEED.log 2>&1 &
   core=$((1 - core))
 done
 wait

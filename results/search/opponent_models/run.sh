@@ -1,0 +1,14 @@
+#!/bin/bash
+# search with two opponent models in its rollouts (simple, and patient: marjj's upcards and
+# knocks with simple's discards), a candidate replacing the base move only if it is clearly better
+# against both; 200-match screens on the seeds of results/search/gated/screens/ (the default
+# search there: 81.5% against simple, 52.5% against marjj), one chain per core
+set -e
+cd "$(dirname "$0")/../../.."
+OUT=results/search/opponent_models/screens
+ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 200 --seed $4 -q --out $OUT/$5; }
+A="search:rollout=simple+patient"
+B="search:rollout=simple+patient,own_rollout=simple"
+(ev 0 "$A" marjj 23103 simple_patient_vs_marjj; ev 0 "$B" marjj 23103 simple_patient_own_simple_vs_marjj) &
+(ev 1 "$A" simple 23101 simple_patient_vs_simple; ev 1 "$B" simple 23101 simple_patient_own_simple_vs_simple) &
+wait
