@@ -468,13 +468,19 @@ class SimpleBot(PhaseBot):
             out[k] = KNOCK + card
         plain = np.flatnonzero(~knock & ~big)
         if plain.size:
-            g = rows[plain]
-            card = highest_card(deadwood[plain] & v.legal_discards[g], OPENSPIEL_SUITS_LOW_TO_HIGH)
-            none = card < 0
-            if none.any():  # every deadwood card is forbidden: the highest legal discard
-                card[none] = highest_card(v.legal_discards[g[none]], OPENSPIEL_SUITS_LOW_TO_HIGH)
-            out[plain] = DISCARD + card
+            out[plain] = DISCARD + simple_discard(deadwood[plain], v.legal_discards[rows[plain]])
         return out
+
+
+def simple_discard(deadwood: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """``simple``'s plain discard (a card index per row): the highest-ranked card of ``deadwood``
+    (the hand less OpenSpiel's best arrangement, ``hand & ~openspiel_melded(hand)``) that is in
+    ``legal``; if none is, the highest-ranked card of ``legal`` (OpenSpiel's tie-breaks)."""
+    card = highest_card(deadwood & legal, OPENSPIEL_SUITS_LOW_TO_HIGH)
+    none = card < 0
+    if none.any():  # every deadwood card is forbidden: the highest legal discard
+        card[none] = highest_card(legal[none], OPENSPIEL_SUITS_LOW_TO_HIGH)
+    return card
 
 
 def take_upcard(v: View, rows: np.ndarray, rules: Rules,

@@ -78,7 +78,7 @@ from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, masks_to_bool
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike
 
-from .bots import OPENSPIEL_SUITS_LOW_TO_HIGH, Bot, View, best_knock, decode, highest_card, meldable_with, openspiel_melded
+from .bots import Bot, View, best_knock, decode, meldable_with, openspiel_melded, simple_discard
 
 __all__ = ["MarjjBot", "MarjjParams", "PatientBot"]
 
@@ -361,9 +361,5 @@ class PatientBot(MarjjBot):
     name = "patient"
 
     def choose_discard(self, v: View, g: np.ndarray) -> np.ndarray:
-        hand, legal = v.hand[g], v.legal_discards[g]
-        card = highest_card(hand & ~openspiel_melded(hand) & legal, OPENSPIEL_SUITS_LOW_TO_HIGH)
-        none = card < 0
-        if none.any():  # every deadwood card is forbidden: the highest legal discard
-            card[none] = highest_card(legal[none], OPENSPIEL_SUITS_LOW_TO_HIGH)
-        return card
+        hand = v.hand[g]
+        return simple_discard(hand & ~openspiel_melded(hand), v.legal_discards[g])
