@@ -157,6 +157,7 @@ MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
 _VALUES = ("points", "win", "sheet")
 _MOVES = ("discards", "knocks", "all")
+_COMBINES = ("min", "pool", "guard", "sheet")
 #: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
 _POLICY_PREFIXES = ("ppo:", "dqn:")
 #: ``base=auto``: the first of these that loads for the rules (a shipped model may be missing, or
@@ -202,6 +203,12 @@ class SearchConfig:
     prior: float = 1.0
     #: standard errors of the paired advantage over the base move that a candidate must clear
     confidence: float = 1.5
+    #: with several opponent models, how their advantages combine: ``min``, ``pool`` or ``guard``
+    combine: str = "min"
+    #: under ``combine=sheet``: the points per won hand, and the won hands, from which the
+    #: opponent is played by the second model (it waits for gin: gins and undercuts score 25 up)
+    style_points: float = 25.0
+    style_wins: int = 2
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
     seconds: float = 0.0
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
@@ -229,6 +236,14 @@ class SearchConfig:
                              f"ppo:PATH or dqn:PATH (empty: the rollout bot), got {self.base!r}")
         if self.moves not in _MOVES:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
+        if self.combine not in _COMBINES:
+            raise ValueError(f"combine must be one of {list(_COMBINES)}, got {self.combine!r}")
+        if self.combine == "sheet" and len(models) != 2:
+            raise ValueError(f"combine=sheet chooses between two opponent models (rollout=simple+patient), "
+                             f"got rollout={self.rollout!r}")
+        if not self.style_points >= 0:
+            raise ValueError(f"style_points must be >= 0, got {self.style_points!r}")
+        check_positive_int("style_wins", self.style_wins)
         if self.belief not in _BELIEFS:
             raise ValueError(f"belief must be one of {list(_BELIEFS)} (auto: learned when its model file is there, "
                              f"else heuristic), got {self.belief!r}")
@@ -397,7 +412,7 @@ class SearchAgent:
         bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
         in the same worlds, with the base move at ``prior`` (so a candidate wins only above it)."""
         cfg = self.config
-        k = len(self._models)
+        k = 1 if cfg.combine == "sheet" else len(self._models)
         w = ev.values.shape[1] // k  # worlds per opponent model
         is_base = ev.actions == ev.base[ev.rows]
         score = ev.values.mean(axis=1) + cfg.prior * is_base
@@ -407,11 +422,18 @@ class SearchAgent:
         base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
         has = base_at[ev.rows] >= 0
         d = (ev.values[has] - ev.values[base_at[ev.rows[has]]]).reshape(-1, k, w)
-        bound = d.mean(axis=2)
-        if cfg.confidence > 0 and w >= 2:
-            bound = bound - cfg.confidence * d.std(axis=2, ddof=1) / np.sqrt(w)
-        # against several opponent models: the advantage it is sure of against every one
-        score[has] = np.where(is_base[has], cfg.prior, bound.min(axis=1))
+        if cfg.combine == "pool":  # the opponent is one of the models, each as likely
+            d = d.reshape(-1, 1, k * w)
+        n = d.shape[2]
+        mean = d.mean(axis=2)
+        bound = mean
+        if cfg.confidence > 0 and n >= 2:
+            bound = mean - cfg.confidence * d.std(axis=2, ddof=1) / np.sqrt(n)
+        if cfg.combine == "guard":  # sure against the first model, and no worse on average against the others
+            best = np.where((mean[:, 1:] >= 0).all(axis=1), bound[:, 0], -np.inf)
+        else:  # min: the advantage it is sure of against every model
+            best = bound.min(axis=1)
+        score[has] = np.where(is_base[has], cfg.prior, best)
         return score
 
     def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> CandidateValues:
@@ -431,7 +453,8 @@ class SearchAgent:
         rows = np.unique(cands_row)
         w = self._budget_worlds(rows.size, cands_row.size)
         if rows.size == 0:
-            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * len(self._models))), None)
+            k = 1 if cfg.combine == "sheet" else len(self._models)
+            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * k)), None)
         t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
         worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
@@ -439,12 +462,22 @@ class SearchAgent:
         local = np.searchsorted(rows, cands_row)
         picks = (local[:, None] * w + np.arange(w)[None, :]).reshape(-1)
         first = np.repeat(cands_act, w)
-        values = []
-        for name, policy in self._models:  # each opponent model plays the same worlds
-            sim = core.take(worlds, picks)
-            viewer = sim.current_player.astype(np.int64)
-            values.append(self._rollout(sim, first, viewer, name, policy).reshape(-1, w))
-        values = np.concatenate(values, axis=1)
+        if cfg.combine == "sheet":  # each row's opponent played by the one model its scoresheet points to
+            model_of = opponent_waits_for_gin(info, cfg.style_points, cfg.style_wins).astype(np.int64)[local]
+            values = np.zeros((cands_row.size, w))
+            for m, (name, policy) in enumerate(self._models):
+                c = np.flatnonzero(model_of == m)
+                if c.size:
+                    sim = core.take(worlds, (local[c, None] * w + np.arange(w)[None, :]).reshape(-1))
+                    viewer = sim.current_player.astype(np.int64)
+                    values[c] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name, policy).reshape(-1, w)
+        else:
+            values = []
+            for name, policy in self._models:  # each opponent model plays the same worlds
+                sim = core.take(worlds, picks)
+                viewer = sim.current_player.astype(np.int64)
+                values.append(self._rollout(sim, first, viewer, name, policy).reshape(-1, w))
+            values = np.concatenate(values, axis=1)
         cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
         self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
         return CandidateValues(base, cands_row, cands_act, values, worlds)
@@ -528,6 +561,32 @@ class SearchAgent:
         if self.config.value == "win":
             return np.where(kind == KIND_WALL, 0.0, sign)
         return np.where(kind == KIND_WALL, 0.0, sign * pts)
+
+
+# --- the opponent's style -----------------------------------------------------------------------
+
+
+def opponent_win_record(info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
+    """``(wins, points_per_win)``, each ``(n,)``: what the scoresheet of the information sets says
+    of the opponent's won hands this match. ``wins``: the most hands credited to one of its
+    columns (every win is credited to column 1 until game 1 ends: a lower bound of its wins);
+    ``points_per_win``: its column points over its credited hands, an average of its won hands'
+    points in which a win counts once per column credited (0 before its first win)."""
+    rows = np.arange(len(info))
+    opp = 1 - np.asarray(info.viewer, dtype=np.int64)
+    points = info.columns[rows, opp].sum(axis=1).astype(np.float64)
+    credited = info.hands_scored[rows, opp]
+    return credited.max(axis=1).astype(np.int64), points / np.maximum(credited.sum(axis=1), 1)
+
+
+def opponent_waits_for_gin(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
+    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at ``points`` or more
+    per hand on average (:func:`opponent_win_record`). A gin or an undercut scores its bonus (25)
+    on top of the deadwood, so an opponent who waits for gin rather than knocking scores most of
+    its wins from 25 points up; a player who knocks as soon as it may scores most of its wins
+    below it (docs/agents.md, "Search")."""
+    n_wins, per_win = opponent_win_record(info)
+    return (n_wins >= wins) & (per_win >= points)
 
 
 # --- candidates ---------------------------------------------------------------------------------

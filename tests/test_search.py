@@ -203,6 +203,92 @@ def test_a_time_budget_buys_worlds_at_the_measured_cost():
     assert SearchAgent("hollywood", seed=0, worlds=8).candidate_values(obs, masks).values.shape[1] == 8
 
 
+@pytest.mark.parametrize("combine", ["pool", "guard"])
+def test_other_ways_of_combining_the_opponent_models(combine):
+    """``combine=pool``: one lower bound over both models' worlds together (the opponent is either
+    model, as likely); ``combine=guard``: the first model's lower bound, for a candidate whose mean
+    advantage is not negative against the other."""
+    state = _positions(n=24, seed=4)
+    live = np.flatnonzero(~state.done)
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", combine=combine)
+    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
+    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    assert ev.values.shape == (ev.rows.size, 8)
+    replaced = 0
+    for r in np.unique(ev.rows):
+        c = np.flatnonzero(ev.rows == r)
+        b = c[ev.actions[c] == ev.base[r]]
+        d = ev.values[c] - ev.values[b]
+        if combine == "pool":
+            bound = d.mean(axis=1) - d.std(axis=1, ddof=1) / np.sqrt(8)
+        else:
+            first, other = d[:, :4], d[:, 4:]
+            bound = first.mean(axis=1) - first.std(axis=1, ddof=1) / 2.0
+            bound[other.mean(axis=1) < 0] = -np.inf
+        bound[ev.actions[c] == ev.base[r]] = 0.5
+        assert chosen[r] == ev.actions[c][np.argmax(bound)]
+        replaced += chosen[r] != ev.base[r]
+    assert 0 < replaced
+    with pytest.raises(AgentSpecError, match="combine must be one of"):
+        make_agent("search:rollout=simple+patient,combine=max", "hollywood")
+
+
+def _record_opponent_wins(state, games, points):
+    """Credit the opponent of the player to act in each of ``games`` with won hands of ``points``."""
+    opp = 1 - state.current_player[games].astype(np.int64)
+    for p in points:
+        state.sheet.record(np.asarray(games), opp, np.full(len(games), p))
+
+
+def test_the_opponent_win_record_is_read_from_the_scoresheet():
+    from agents.search import opponent_waits_for_gin, opponent_win_record
+    from hollywood_env.determinize import InfoSet
+
+    state = _positions(n=4, seed=2, steps=6)
+    _record_opponent_wins(state, [0], [30, 25])     # 2 wins: 30 in game 1; 25 in games 1 and 2
+    _record_opponent_wins(state, [1], [20, 10, 9])  # 3 wins, small ones
+    _record_opponent_wins(state, [2], [60])         # a single big win
+    # game 3: none; and the player to act's own wins do not count
+    state.sheet.record(np.array([3]), state.current_player[[3]].astype(np.int64), np.array([50]))
+    info = InfoSet.from_observation(encode(state), state.legal_action_mask, state.rules)
+    wins, per_win = opponent_win_record(info)
+    assert wins.tolist() == [2, 3, 1, 0]
+    assert np.allclose(per_win, [(55 + 25) / 3, (39 + 19 + 9) / 6, 60, 0])
+    assert opponent_waits_for_gin(info).tolist() == [True, False, False, False]
+    assert opponent_waits_for_gin(info, wins=1).tolist() == [True, False, True, False]
+    assert opponent_waits_for_gin(info, points=27).tolist() == [False, False, False, False]
+    # the observation's decoding and the state's agree
+    same = opponent_win_record(InfoSet.from_state(state))
+    assert all(np.allclose(a, b) for a, b in zip(same, (wins, per_win)))
+
+
+def test_combine_sheet_rolls_each_row_out_with_the_model_its_scoresheet_points_to():
+    """``combine=sheet``: the opponent is played by ``patient`` in the rows whose opponent's wins
+    average at least 25 points over at least 2 wins, by ``simple`` elsewhere (the one-game
+    reference with that bot)."""
+    state = _positions(n=24, seed=4)
+    live = np.flatnonzero(~state.done)
+    patient_rows = live[::2]
+    _record_opponent_wins(state, patient_rows, [31, 27])
+    _record_opponent_wins(state, live[1::2], [12, 15])
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    knobs = dict(worlds=3, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", combine="sheet")
+    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
+    assert ev.values.shape == (ev.rows.size, 3)
+    waits = np.isin(live[ev.rows], patient_rows)
+    assert waits.any() and (~waits).any()
+    for c_sel, bot in ((waits, PatientBot("hollywood")), (~waits, SimpleBot("hollywood"))):
+        searched = np.unique(ev.rows)
+        for c in np.flatnonzero(c_sel):
+            i = int(np.searchsorted(searched, ev.rows[c]))
+            for j in range(3):
+                world = core.take(ev.worlds, [i * 3 + j])
+                assert _reference_value(world, int(ev.actions[c]), bot) == ev.values[c, j]
+    with pytest.raises(AgentSpecError, match="combine=sheet chooses between two opponent models"):
+        make_agent("search:combine=sheet", "hollywood")
+
+
 def test_specs_and_knobs():
     assert parse_search_spec("worlds=64, rollout=hollywood,prior=0.5") == {
         "worlds": 64, "rollout": "hollywood", "prior": 0.5}
