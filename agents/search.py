@@ -24,8 +24,17 @@ knob               meaning (default)
                    ``simple`` per step). A rollout by the base policy itself values each move
                    by how the agent will really go on playing it. Several opponent models
                    joined by ``+`` (``simple+patient``): every candidate is rolled out in the
-                   same worlds by each, and a candidate replaces the base move only if it is
-                   clearly better against every one (the least of its lower bounds, below)
+                   same worlds by each, and ``combine`` says how their values count
+``combine``        with several opponent models: ``min`` (default) a candidate replaces the
+                   base move only if it is clearly better against every one (the least of its
+                   lower bounds, below); ``pool`` the worlds of all models are pooled into one
+                   paired difference, as if the opponent were each model with equal chance;
+                   ``guard`` clearly better against the first model and not worse on average
+                   against the others; ``sheet`` (two models) each row's opponent is played by
+                   the second model when the scoresheet shows it has won at least
+                   ``style_wins`` (2) hands at ``style_points`` (25) or more points per hand on
+                   average, as an opponent who waits for gin and undercuts does, else by the
+                   first (:func:`opponent_waits_for_gin`; one rollout per world, not one per model)
 ``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
                    value of ``rollout``; empty, the default: ``rollout`` plays both seats). With
                    the base policy here, a move is valued by how the agent will go on playing,
@@ -146,7 +155,8 @@ from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_world
 from .marjj import PatientBot
 from .registry import SHIPPED_MODELS, AgentSpecError, make_agent, make_bot
 
-__all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec"]
+__all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec",
+           "opponent_win_record", "opponent_waits_for_gin"]
 
 #: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
 _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random", "patient")

@@ -260,7 +260,7 @@ def test_the_opponent_win_record_is_read_from_the_scoresheet():
     assert opponent_waits_for_gin(info, points=27).tolist() == [False, False, False, False]
     # the observation's decoding and the state's agree
     same = opponent_win_record(InfoSet.from_state(state))
-    assert all(np.allclose(a, b) for a, b in zip(same, (wins, per_win)))
+    assert all(np.allclose(a, b) for a, b in zip(same, (wins, per_win), strict=True))
 
 
 def test_combine_sheet_rolls_each_row_out_with_the_model_its_scoresheet_points_to():
