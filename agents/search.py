@@ -30,11 +30,11 @@ knob               meaning (default)
                    lower bounds, below); ``pool`` the worlds of all models are pooled into one
                    paired difference, as if the opponent were each model with equal chance;
                    ``guard`` clearly better against the first model and not worse on average
-                   against the others; ``sheet`` (two models) each row's opponent is played by
-                   the second model when the scoresheet shows it has won at least
-                   ``style_wins`` (2) hands at ``style_points`` (25) or more points per hand on
-                   average, as an opponent who waits for gin and undercuts does, else by the
-                   first (:func:`opponent_waits_for_gin`; one rollout per world, not one per model)
+                   against the others; ``sheet``: pooled, except in the rows whose scoresheet
+                   shows an opponent who knocks early (at least ``style_wins`` (2) hands won, at
+                   under ``style_points`` (25) points per hand on average: few gins and
+                   undercuts, :func:`opponent_knocks_early`), whose opponent the first model
+                   alone plays (only its rollouts are run there)
 ``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
                    value of ``rollout``; empty, the default: ``rollout`` plays both seats). With
                    the base policy here, a move is valued by how the agent will go on playing,
@@ -156,7 +156,7 @@ from .marjj import PatientBot
 from .registry import SHIPPED_MODELS, AgentSpecError, make_agent, make_bot
 
 __all__ = ["SearchConfig", "SearchAgent", "CandidateValues", "parse_search_spec", "search_agent_from_spec",
-           "opponent_win_record", "opponent_waits_for_gin"]
+           "opponent_win_record", "opponent_knocks_early"]
 
 #: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
 _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random", "patient")
@@ -215,8 +215,9 @@ class SearchConfig:
     confidence: float = 1.5
     #: with several opponent models, how their advantages combine: ``min``, ``pool`` or ``guard``
     combine: str = "min"
-    #: under ``combine=sheet``: the points per won hand, and the won hands, from which the
-    #: opponent is played by the second model (it waits for gin: gins and undercuts score 25 up)
+    #: under ``combine=sheet``: an opponent with at least ``style_wins`` wins at under
+    #: ``style_points`` points per win knocks early (gins and undercuts score 25 up), and the
+    #: first opponent model alone plays it
     style_points: float = 25.0
     style_wins: int = 2
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
@@ -248,8 +249,8 @@ class SearchConfig:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
         if self.combine not in _COMBINES:
             raise ValueError(f"combine must be one of {list(_COMBINES)}, got {self.combine!r}")
-        if self.combine == "sheet" and len(models) != 2:
-            raise ValueError(f"combine=sheet chooses between two opponent models (rollout=simple+patient), "
+        if self.combine == "sheet" and len(models) < 2:
+            raise ValueError(f"combine=sheet needs several opponent models (rollout=simple+patient), "
                              f"got rollout={self.rollout!r}")
         if not self.style_points >= 0:
             raise ValueError(f"style_points must be >= 0, got {self.style_points!r}")
@@ -422,23 +423,24 @@ class SearchAgent:
         bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
         in the same worlds, with the base move at ``prior`` (so a candidate wins only above it)."""
         cfg = self.config
-        k = 1 if cfg.combine == "sheet" else len(self._models)
+        k = len(self._models)
         w = ev.values.shape[1] // k  # worlds per opponent model
         is_base = ev.actions == ev.base[ev.rows]
-        score = ev.values.mean(axis=1) + cfg.prior * is_base
+        score = np.nanmean(ev.values, axis=1) + cfg.prior * is_base
         if k == 1 and (cfg.confidence <= 0 or w < 2):
             return score
         base_at = np.full(ev.base.shape[0], -1, dtype=np.int64)  # per row, the base move's candidate
         base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
         has = base_at[ev.rows] >= 0
         d = (ev.values[has] - ev.values[base_at[ev.rows[has]]]).reshape(-1, k, w)
-        if cfg.combine == "pool":  # the opponent is one of the models, each as likely
+        if cfg.combine in ("pool", "sheet"):  # the opponent is one of the models, each as likely
             d = d.reshape(-1, 1, k * w)
-        n = d.shape[2]
-        mean = d.mean(axis=2)
+        # (under sheet, the rollouts not run are NaN: a row's values are pooled over those run)
+        n = (~np.isnan(d)).sum(axis=2)
+        mean = np.nanmean(d, axis=2)
         bound = mean
-        if cfg.confidence > 0 and n >= 2:
-            bound = mean - cfg.confidence * d.std(axis=2, ddof=1) / np.sqrt(n)
+        if cfg.confidence > 0 and w >= 2:
+            bound = mean - cfg.confidence * np.nanstd(d, axis=2, ddof=1) / np.sqrt(n)
         if cfg.combine == "guard":  # sure against the first model, and no worse on average against the others
             best = np.where((mean[:, 1:] >= 0).all(axis=1), bound[:, 0], -np.inf)
         else:  # min: the advantage it is sure of against every model
@@ -463,8 +465,7 @@ class SearchAgent:
         rows = np.unique(cands_row)
         w = self._budget_worlds(rows.size, cands_row.size)
         if rows.size == 0:
-            k = 1 if cfg.combine == "sheet" else len(self._models)
-            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * k)), None)
+            return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * len(self._models))), None)
         t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
         worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
@@ -472,15 +473,16 @@ class SearchAgent:
         local = np.searchsorted(rows, cands_row)
         picks = (local[:, None] * w + np.arange(w)[None, :]).reshape(-1)
         first = np.repeat(cands_act, w)
-        if cfg.combine == "sheet":  # each row's opponent played by the one model its scoresheet points to
-            model_of = opponent_waits_for_gin(info, cfg.style_points, cfg.style_wins).astype(np.int64)[local]
-            values = np.zeros((cands_row.size, w))
+        if cfg.combine == "sheet":  # the other models' rollouts are not run against an early knocker
+            alone = opponent_knocks_early(info, cfg.style_points, cfg.style_wins)[local]
+            values = np.full((cands_row.size, w * len(self._models)), np.nan)
             for m, (name, policy) in enumerate(self._models):
-                c = np.flatnonzero(model_of == m)
+                c = np.arange(cands_row.size) if m == 0 else np.flatnonzero(~alone)
                 if c.size:
                     sim = core.take(worlds, (local[c, None] * w + np.arange(w)[None, :]).reshape(-1))
                     viewer = sim.current_player.astype(np.int64)
-                    values[c] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name, policy).reshape(-1, w)
+                    values[c, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name,
+                                                                 policy).reshape(-1, w)
         else:
             values = []
             for name, policy in self._models:  # each opponent model plays the same worlds
@@ -589,14 +591,14 @@ def opponent_win_record(info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
     return credited.max(axis=1).astype(np.int64), points / np.maximum(credited.sum(axis=1), 1)
 
 
-def opponent_waits_for_gin(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
-    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at ``points`` or more
+def opponent_knocks_early(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
+    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at under ``points``
     per hand on average (:func:`opponent_win_record`). A gin or an undercut scores its bonus (25)
-    on top of the deadwood, so an opponent who waits for gin rather than knocking scores most of
-    its wins from 25 points up; a player who knocks as soon as it may scores most of its wins
-    below it (docs/agents.md, "Search")."""
+    on top of the deadwood, so a player who knocks as soon as it may scores most of its wins
+    below 25 points, and one who waits for gin and undercuts most of its wins above
+    (docs/agents.md, "Search")."""
     n_wins, per_win = opponent_win_record(info)
-    return (n_wins >= wins) & (per_win >= points)
+    return (n_wins >= wins) & (per_win < points)
 
 
 # --- candidates ---------------------------------------------------------------------------------

@@ -242,50 +242,64 @@ def _record_opponent_wins(state, games, points):
 
 
 def test_the_opponent_win_record_is_read_from_the_scoresheet():
-    from agents.search import opponent_waits_for_gin, opponent_win_record
+    from agents.search import opponent_knocks_early, opponent_win_record
     from hollywood_env.determinize import InfoSet
 
     state = _positions(n=4, seed=2, steps=6)
     _record_opponent_wins(state, [0], [30, 25])     # 2 wins: 30 in game 1; 25 in games 1 and 2
     _record_opponent_wins(state, [1], [20, 10, 9])  # 3 wins, small ones
-    _record_opponent_wins(state, [2], [60])         # a single big win
+    _record_opponent_wins(state, [2], [10])         # a single small win
     # game 3: none; and the player to act's own wins do not count
-    state.sheet.record(np.array([3]), state.current_player[[3]].astype(np.int64), np.array([50]))
+    state.sheet.record(np.array([3]), state.current_player[[3]].astype(np.int64), np.array([5]))
     info = InfoSet.from_observation(encode(state), state.legal_action_mask, state.rules)
     wins, per_win = opponent_win_record(info)
     assert wins.tolist() == [2, 3, 1, 0]
-    assert np.allclose(per_win, [(55 + 25) / 3, (39 + 19 + 9) / 6, 60, 0])
-    assert opponent_waits_for_gin(info).tolist() == [True, False, False, False]
-    assert opponent_waits_for_gin(info, wins=1).tolist() == [True, False, True, False]
-    assert opponent_waits_for_gin(info, points=27).tolist() == [False, False, False, False]
+    assert np.allclose(per_win, [(55 + 25) / 3, (39 + 19 + 9) / 6, 10, 0])
+    assert opponent_knocks_early(info).tolist() == [False, True, False, False]
+    assert opponent_knocks_early(info, wins=1).tolist() == [False, True, True, False]
+    assert opponent_knocks_early(info, points=27).tolist() == [True, True, False, False]
     # the observation's decoding and the state's agree
     same = opponent_win_record(InfoSet.from_state(state))
     assert all(np.allclose(a, b) for a, b in zip(same, (wins, per_win), strict=True))
 
 
-def test_combine_sheet_rolls_each_row_out_with_the_model_its_scoresheet_points_to():
-    """``combine=sheet``: the opponent is played by ``patient`` in the rows whose opponent's wins
-    average at least 25 points over at least 2 wins, by ``simple`` elsewhere (the one-game
-    reference with that bot)."""
-    state = _positions(n=24, seed=4)
+def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
+    """``combine=sheet``: both models roll out every candidate (the one-game reference with each
+    bot) and their worlds are pooled, except in the rows whose opponent's wins average under 25
+    points over at least 2 wins, where ``simple`` alone plays (the other block is not run)."""
+    state = _positions(n=24, seed=4, steps=12)
     live = np.flatnonzero(~state.done)
-    patient_rows = live[::2]
-    _record_opponent_wins(state, patient_rows, [31, 27])
-    _record_opponent_wins(state, live[1::2], [12, 15])
+    assert not state.sheet.hands_scored.any()  # no hand won yet: the wins recorded below are all
+    knocker_rows = live[::2]
+    _record_opponent_wins(state, knocker_rows, [12, 15])
+    _record_opponent_wins(state, live[1::2], [31, 27])
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     knobs = dict(worlds=3, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", combine="sheet")
     ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-    assert ev.values.shape == (ev.rows.size, 3)
-    waits = np.isin(live[ev.rows], patient_rows)
-    assert waits.any() and (~waits).any()
-    for c_sel, bot in ((waits, PatientBot("hollywood")), (~waits, SimpleBot("hollywood"))):
-        searched = np.unique(ev.rows)
-        for c in np.flatnonzero(c_sel):
-            i = int(np.searchsorted(searched, ev.rows[c]))
-            for j in range(3):
-                world = core.take(ev.worlds, [i * 3 + j])
-                assert _reference_value(world, int(ev.actions[c]), bot) == ev.values[c, j]
-    with pytest.raises(AgentSpecError, match="combine=sheet chooses between two opponent models"):
+    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    assert ev.values.shape == (ev.rows.size, 6)
+    alone = np.isin(live[ev.rows], knocker_rows)
+    assert alone.any() and (~alone).any()
+    assert np.isnan(ev.values[alone, 3:]).all() and not np.isnan(ev.values[~alone]).any()
+    _check_against_the_reference(replace(ev, values=ev.values[:, :3]), 3, SimpleBot("hollywood"))
+    searched = np.unique(ev.rows)
+    for c in np.flatnonzero(~alone):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(3):
+            world = core.take(ev.worlds, [i * 3 + j])
+            assert _reference_value(world, int(ev.actions[c]), PatientBot("hollywood")) == ev.values[c, 3 + j]
+    for r in searched:
+        c = np.flatnonzero(ev.rows == r)
+        b = c[ev.actions[c] == ev.base[r]]
+        v = ev.values[c][:, :3] if alone[c[0]] else ev.values[c]
+        if b.size == 0:  # (the base move is not a candidate here: the best mean)
+            assert chosen[r] == ev.actions[c][np.argmax(v.mean(axis=1))]
+            continue
+        d = v - v[ev.actions[c] == ev.base[r]]
+        bound = d.mean(axis=1) - d.std(axis=1, ddof=1) / np.sqrt(d.shape[1])
+        bound[ev.actions[c] == ev.base[r]] = 0.5
+        assert chosen[r] == ev.actions[c][np.argmax(bound)]
+    with pytest.raises(AgentSpecError, match="combine=sheet needs several opponent models"):
         make_agent("search:combine=sheet", "hollywood")
 
 

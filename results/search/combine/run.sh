@@ -21,3 +21,11 @@ P="$S,combine=pool"
 (taskset -c 1 .venv/bin/hollywood evaluate "$P" simple --matches 400 --seed 7301 -q --out $O/pool_vs_simple_7301
  taskset -c 1 .venv/bin/hollywood evaluate "$P" simple --matches 400 --seed 7201 -q --out $O/pool_vs_simple_7201) &
 wait
+# 400 matches of combine=sheet (pooled, except against an opponent whose wins show it knocks early,
+# whom simple alone plays) on the same deals, one chain per core
+H="$S,combine=sheet"
+(taskset -c 0 .venv/bin/hollywood evaluate "$H" marjj --matches 400 --seed 7303 -q --out $O/sheet_vs_marjj_7303
+ taskset -c 0 .venv/bin/hollywood evaluate "$H" hollywood --matches 400 --seed 7102 -q --out $O/sheet_vs_hollywood_7102) &
+(taskset -c 1 .venv/bin/hollywood evaluate "$H" simple --matches 400 --seed 7301 -q --out $O/sheet_vs_simple_7301
+ taskset -c 1 .venv/bin/hollywood evaluate "$H" simple --matches 400 --seed 7201 -q --out $O/sheet_vs_simple_7201) &
+wait
