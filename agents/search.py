@@ -2,8 +2,10 @@
 
 For each decision the agent draws worlds, full games consistent with what it has seen
 (:mod:`hollywood_env.determinize`), from its belief over the opponent's hand
-(:mod:`agents.belief`), plays each candidate move in every world and lets a fast policy (a bot)
-play both seats to the end of the hand. The move of the base policy (by default the shipped PPO
+(:mod:`agents.belief`), plays each candidate move in every world and lets fast policies (bots)
+play both seats to the end of the hand: by default ``simple`` its own seat, and the opponent's
+seat once ``simple`` (who knocks as soon as it may) and once ``patient`` (who waits for gin), the
+two opponent models pooled. The move of the base policy (by default the shipped PPO
 agent) stands unless another candidate beats it clearly: by more than ``prior`` points and
 ``confidence`` standard errors of the paired difference over the same worlds. All games of a
 call, all their candidate moves and all their worlds are stepped together in one batch of the
@@ -15,7 +17,8 @@ knob               meaning (default)
 ``worlds``         kept worlds per decision (64); every candidate is rolled out in the *same*
                    worlds (common random numbers: with a deterministic rollout policy the
                    difference between two moves in a world is due to the moves alone)
-``rollout``        the policy that plays both seats after the move: ``simple`` (fast,
+``rollout``        the policy that plays both seats after the move (``simple+patient``, with
+                   ``own_rollout=simple``: the opponent's seat only): ``simple`` (fast,
                    deterministic, read straight from the state), ``patient`` (``simple``'s
                    discards, ``marjj``'s upcards and knocks: it waits for gin after its first
                    turns; :class:`agents.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
@@ -25,10 +28,10 @@ knob               meaning (default)
                    by how the agent will really go on playing it. Several opponent models
                    joined by ``+`` (``simple+patient``): every candidate is rolled out in the
                    same worlds by each, and ``combine`` says how their values count
-``combine``        with several opponent models: ``min`` (default) a candidate replaces the
-                   base move only if it is clearly better against every one (the least of its
-                   lower bounds, below); ``pool`` the worlds of all models are pooled into one
-                   paired difference, as if the opponent were each model with equal chance;
+``combine``        with several opponent models: ``pool`` (default) the worlds of all models are
+                   pooled into one paired difference, as if the opponent were each model with
+                   equal chance; ``min`` a candidate replaces the base move only if it is
+                   clearly better against every one (the least of its lower bounds, below);
                    ``guard`` clearly better against the first model and not worse on average
                    against the others; ``sheet``: pooled, except in the rows whose scoresheet
                    shows an opponent who knocks early (at least ``style_wins`` (2) hands won, at
@@ -36,7 +39,8 @@ knob               meaning (default)
                    undercuts, :func:`opponent_knocks_early`), whose opponent the first model
                    alone plays (only its rollouts are run there)
 ``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
-                   value of ``rollout``; empty, the default: ``rollout`` plays both seats). With
+                   value of ``rollout``; ``simple``, the default; empty: ``rollout`` plays both
+                   seats, each opponent model both seats of its rollouts). With
                    the base policy here, a move is valued by how the agent will go on playing,
                    and the opponent is still played by the ``rollout`` model
 ``base``           the policy that makes the decisions not searched and whose move gets the prior:
@@ -105,9 +109,13 @@ shipped PPO as the base, replacing its discard by the best-looking candidate los
 ``marjj`` (the rollouts let ``simple`` play the opponent, who knocks early, so the best-looking
 move is often a lucky one or one made for the wrong opponent); the confidence gate keeps the
 base move unless a candidate is clearly better, and wins more matches against every bot we
-measured (docs/agents.md, "Search"). A second opponent model who waits for gin
-(``rollout=simple+patient,own_rollout=simple``) wins about 8 points more of the matches against
-``marjj`` and 7 fewer against ``simple``, at about twice the cost, so it is not the default.
+measured (docs/agents.md, "Search"). Opponents differ: ``simple`` knocks as soon as it may,
+``marjj`` waits for gin and undercuts. With ``simple`` alone as the opponent model the search
+wins about 80% of the matches against ``simple`` and 48% against ``marjj``. Pooling a second
+model who waits for gin (``patient``) costs about a point or two against ``simple`` and wins
+about 8 more against ``marjj``, at about twice the cost (18-19 minutes per 400 matches on one
+core); requiring a candidate to be clearly better against each model (``combine=min``) gives
+up more against ``simple``, so the default pools them.
 
 What the agent sees: only ``(observations, masks)``, like every agent, and the public history of
 the hand (``history=``, given by the match runner because the agent says ``reads_history``):
@@ -201,9 +209,9 @@ class SearchConfig:
     """The knobs of :class:`SearchAgent` (see the module docstring)."""
 
     worlds: int = 64
-    rollout: str = "simple"
+    rollout: str = "simple+patient"
     #: the policy of the searcher's own seat in rollouts ("": ``rollout``)
-    own_rollout: str = ""
+    own_rollout: str = "simple"
     base: str = AUTO_BASE
     moves: str = "discards"
     belief: str = "auto"
@@ -214,7 +222,7 @@ class SearchConfig:
     #: standard errors of the paired advantage over the base move that a candidate must clear
     confidence: float = 1.5
     #: with several opponent models, how their advantages combine: ``min``, ``pool`` or ``guard``
-    combine: str = "min"
+    combine: str = "pool"
     #: under ``combine=sheet``: an opponent with at least ``style_wins`` wins at under
     #: ``style_points`` points per win knocks early (gins and undercuts score 25 up), and the
     #: first opponent model alone plays it

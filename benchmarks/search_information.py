@@ -158,7 +158,7 @@ def main(argv=None) -> int:
     print("|---|---|---:|---|---:|---:|")
     for belief in args.beliefs.split(","):
         for moves in args.moves.split(","):
-            knobs = dict(worlds=args.worlds, moves=moves, prior=0.0, base="simple",
+            knobs = dict(worlds=args.worlds, moves=moves, prior=0.0, base="simple", rollout="simple", own_rollout="",
                          belief="uniform" if belief == "truth" else belief)
             knobs.update(parse_search_spec(args.knobs))
             agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)

@@ -76,7 +76,7 @@ def _check_against_the_reference(ev, worlds: int, bot, own=None) -> None:
 def test_batched_rollouts_equal_a_one_game_reference(moves):
     state = _positions(n=16, seed=3)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves)
+    agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves, rollout="simple", own_rollout="")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 6
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"))
@@ -87,7 +87,7 @@ def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     for prior in (0.0, 3.0):
-        knobs = dict(worlds=4, moves="all", prior=prior, confidence=0.0)  # the mean alone
+        knobs = dict(worlds=4, moves="all", prior=prior, confidence=0.0, rollout="simple")  # the mean alone
         ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
         chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
         mean = ev.values.mean(axis=1) + prior * (ev.actions == ev.base[ev.rows])
@@ -103,7 +103,7 @@ def test_with_confidence_a_move_replaces_the_base_move_only_when_clearly_better(
     state = _positions(n=24, seed=4)
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    knobs = dict(worlds=8, moves="all", prior=0.5, confidence=1.5)
+    knobs = dict(worlds=8, moves="all", prior=0.5, confidence=1.5, rollout="simple")
     ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
     chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
     replaced = 0
@@ -128,7 +128,8 @@ def test_several_opponent_models_roll_out_the_same_worlds_and_must_all_agree():
     state = _positions(n=24, seed=4)
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient")
+    knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", own_rollout="",
+                 combine="min")
     ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
     chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
     assert ev.values.shape == (ev.rows.size, 8)
@@ -191,7 +192,7 @@ def test_a_time_budget_buys_worlds_at_the_measured_cost():
     state = _positions(n=24, seed=2)
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    agent = SearchAgent("hollywood", seed=0, worlds=64, seconds=0.05)
+    agent = SearchAgent("hollywood", seed=0, worlds=64, seconds=0.05, rollout="simple")
     first = agent.candidate_values(obs, masks)
     assert first.values.shape[1] == 16  # nothing measured yet
     agent._cost = 1e-3  # 1 ms per (candidate, world): 0.05 s buys 50 worlds for one candidate per row
@@ -200,7 +201,7 @@ def test_a_time_budget_buys_worlds_at_the_measured_cost():
     assert agent._budget_worlds(rows, cands) == expected
     agent._cost = 10.0  # very slow: the floor of 4 worlds
     assert agent.candidate_values(obs, masks).values.shape[1] == 4
-    assert SearchAgent("hollywood", seed=0, worlds=8).candidate_values(obs, masks).values.shape[1] == 8
+    assert SearchAgent("hollywood", seed=0, worlds=8, rollout="simple").candidate_values(obs, masks).values.shape[1] == 8
 
 
 @pytest.mark.parametrize("combine", ["pool", "guard"])
@@ -274,7 +275,8 @@ def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
     _record_opponent_wins(state, knocker_rows, [12, 15])
     _record_opponent_wins(state, live[1::2], [31, 27])
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    knobs = dict(worlds=3, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", combine="sheet")
+    knobs = dict(worlds=3, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", own_rollout="",
+                 combine="sheet")
     ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
     chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
     assert ev.values.shape == (ev.rows.size, 6)
@@ -300,7 +302,7 @@ def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
         bound[ev.actions[c] == ev.base[r]] = 0.5
         assert chosen[r] == ev.actions[c][np.argmax(bound)]
     with pytest.raises(AgentSpecError, match="combine=sheet needs several opponent models"):
-        make_agent("search:combine=sheet", "hollywood")
+        make_agent("search:rollout=simple,combine=sheet", "hollywood")
 
 
 def test_specs_and_knobs():
@@ -353,7 +355,8 @@ def test_a_trained_policy_as_the_rollout():
     candidate followed by that policy (greedy) in both seats."""
     state = _positions(n=8, seed=12)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", base="ppo-hollywood")
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", own_rollout="",
+                        base="ppo-hollywood")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
     _check_against_the_reference(ev, 2, make_agent("ppo-hollywood", "hollywood"))
@@ -366,7 +369,7 @@ def test_the_own_seat_may_roll_out_with_another_policy():
     opponent's by ``rollout``."""
     state = _positions(n=8, seed=13)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, own_rollout="ppo-hollywood", base="ppo-hollywood")
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="simple", own_rollout="ppo-hollywood", base="ppo-hollywood")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"), own=make_agent("ppo-hollywood", "hollywood"))

@@ -7,8 +7,8 @@ set -e
 cd "$(dirname "$0")/../../.."
 OUT=results/search/opponent_models/screens
 ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 200 --seed $4 -q --out $OUT/$5; }
-A="search:rollout=simple+patient"
-B="search:rollout=simple+patient,own_rollout=simple"
+A="search:rollout=simple+patient,own_rollout=,combine=min"
+B="search:rollout=simple+patient,own_rollout=simple,combine=min"
 (ev 0 "$A" marjj 23103 simple_patient_vs_marjj; ev 0 "$B" marjj 23103 simple_patient_own_simple_vs_marjj) &
 (ev 1 "$A" simple 23101 simple_patient_vs_simple; ev 1 "$B" simple 23101 simple_patient_own_simple_vs_simple) &
 wait
@@ -17,6 +17,6 @@ wait
 O=results/search/opponent_models
 (taskset -c 0 .venv/bin/hollywood evaluate "$B" marjj --matches 400 --seed 7303 -q --out $O/own_simple_vs_marjj_7303
  taskset -c 0 .venv/bin/hollywood evaluate "$B" simple --matches 400 --seed 7301 -q --out $O/own_simple_vs_simple_7301) &
-(taskset -c 1 .venv/bin/hollywood evaluate search marjj --matches 400 --seed 7303 -q --out $O/default_vs_marjj_7303
- taskset -c 1 .venv/bin/hollywood evaluate search simple --matches 400 --seed 7301 -q --out $O/default_vs_simple_7301) &
+(taskset -c 1 .venv/bin/hollywood evaluate search:rollout=simple,own_rollout= marjj --matches 400 --seed 7303 -q --out $O/default_vs_marjj_7303
+ taskset -c 1 .venv/bin/hollywood evaluate search:rollout=simple,own_rollout= simple --matches 400 --seed 7301 -q --out $O/default_vs_simple_7301) &
 wait

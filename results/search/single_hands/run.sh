@@ -5,12 +5,12 @@
 set -e
 cd "$(dirname "$0")/../../.."
 OUT=results/search/single_hands
-B="search:base=ppo-gin-rummy-simple,value=win"
+B="search:base=ppo-gin-rummy-simple,value=win,rollout=simple,own_rollout="
 ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" simple --rules gin-rummy-simple --hands $3 --reward hands \
   --seed $4 -q --out $OUT/$5; }
 (ev 0 ppo-gin-rummy-simple 2000 4101 ppo; ev 0 "$B,prior=0.05,confidence=0" 2000 4101 v1
  ev 0 "$B,prior=0,confidence=1" 2000 4101 v1c1; ev 0 "$B,prior=0,confidence=2" 2000 4101 v1c2
- ev 0 search 2000 4101 def) &
+ ev 0 search:rollout=simple,own_rollout= 2000 4101 def) &
 (ev 1 "$B,prior=0,confidence=1,worlds=128" 2000 4101 v3; ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4101 v5
  ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4202 v5s4202; ev 1 ppo-gin-rummy-simple 2000 4202 ppos4202) &
 wait
