@@ -11,21 +11,15 @@ S="search:rollout=simple+patient,own_rollout=simple"
 (ev 0 "$S,combine=guard" marjj 23103 guard_vs_marjj; ev 0 "$S,combine=pool" marjj 23103 pool_vs_marjj) &
 (ev 1 "$S,combine=guard" simple 23101 guard_vs_simple; ev 1 "$S,combine=pool" simple 23101 pool_vs_simple) &
 wait
-# 400 matches of the pooled models on the deals of the default's figures (results/search/opponent_models:
-# the default 47.5% against marjj on 7303, 81.5% against simple on 7301; docs/agents.md: 77.5% on
-# 7201, 69.5% against hollywood on 7102), one chain per core
+# 400 matches of pool, then of sheet (pooled, except against an opponent whose wins show it knocks
+# early, whom simple alone plays), on the deals of the default's figures (results/search/opponent_models:
+# simple alone won 47.5% against marjj on 7303, 81.5% against simple on 7301; docs/agents.md: 77.5%
+# on 7201, 69.5% against hollywood on 7102), one chain per core (sheet's last two were not run)
 O=results/search/combine
-P="$S,combine=pool"
-(taskset -c 0 .venv/bin/hollywood evaluate "$P" marjj --matches 400 --seed 7303 -q --out $O/pool_vs_marjj_7303
- taskset -c 0 .venv/bin/hollywood evaluate "$P" hollywood --matches 400 --seed 7102 -q --out $O/pool_vs_hollywood_7102) &
-(taskset -c 1 .venv/bin/hollywood evaluate "$P" simple --matches 400 --seed 7301 -q --out $O/pool_vs_simple_7301
- taskset -c 1 .venv/bin/hollywood evaluate "$P" simple --matches 400 --seed 7201 -q --out $O/pool_vs_simple_7201) &
-wait
-# 400 matches of combine=sheet (pooled, except against an opponent whose wins show it knocks early,
-# whom simple alone plays) on the same deals, one chain per core
-H="$S,combine=sheet"
-(taskset -c 0 .venv/bin/hollywood evaluate "$H" marjj --matches 400 --seed 7303 -q --out $O/sheet_vs_marjj_7303
- taskset -c 0 .venv/bin/hollywood evaluate "$H" hollywood --matches 400 --seed 7102 -q --out $O/sheet_vs_hollywood_7102) &
-(taskset -c 1 .venv/bin/hollywood evaluate "$H" simple --matches 400 --seed 7301 -q --out $O/sheet_vs_simple_7301
- taskset -c 1 .venv/bin/hollywood evaluate "$H" simple --matches 400 --seed 7201 -q --out $O/sheet_vs_simple_7201) &
-wait
+for c in pool sheet; do
+  (taskset -c 0 .venv/bin/hollywood evaluate "$S,combine=$c" marjj --matches 400 --seed 7303 -q --out $O/${c}_vs_marjj_7303
+   taskset -c 0 .venv/bin/hollywood evaluate "$S,combine=$c" hollywood --matches 400 --seed 7102 -q --out $O/${c}_vs_hollywood_7102) &
+  (taskset -c 1 .venv/bin/hollywood evaluate "$S,combine=$c" simple --matches 400 --seed 7301 -q --out $O/${c}_vs_simple_7301
+   taskset -c 1 .venv/bin/hollywood evaluate "$S,combine=$c" simple --matches 400 --seed 7201 -q --out $O/${c}_vs_simple_7201) &
+  wait
+done
