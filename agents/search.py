@@ -221,7 +221,7 @@ class SearchConfig:
     prior: float = 1.0
     #: standard errors of the paired advantage over the base move that a candidate must clear
     confidence: float = 1.5
-    #: with several opponent models, how their advantages combine: ``min``, ``pool`` or ``guard``
+    #: with several opponent models, how their advantages combine: ``pool``, ``min``, ``guard`` or ``sheet``
     combine: str = "pool"
     #: under ``combine=sheet``: an opponent with at least ``style_wins`` wins at under
     #: ``style_points`` points per win knocks early (gins and undercuts score 25 up), and the
@@ -321,7 +321,8 @@ class CandidateValues:
     """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base bot's move
     in every row; per candidate (sorted by row) its ``rows``, ``actions`` and ``values (k, M * W)``,
     the signed result of the move in each of the row's ``W`` worlds rolled out by each of the ``M``
-    opponent models of ``rollout`` (model ``m``'s in columns ``m * W`` to ``m * W + W - 1``);
+    opponent models of ``rollout`` (model ``m``'s in columns ``m * W`` to ``m * W + W - 1``; NaN
+    where ``combine=sheet`` did not run that model);
     ``worlds``: the State of those worlds before the move (world ``j`` of the ``i``-th searched row
     at ``i * W + j``)."""
 
@@ -451,7 +452,7 @@ class SearchAgent:
             bound = mean - cfg.confidence * np.nanstd(d, axis=2, ddof=1) / np.sqrt(n)
         if cfg.combine == "guard":  # sure against the first model, and no worse on average against the others
             best = np.where((mean[:, 1:] >= 0).all(axis=1), bound[:, 0], -np.inf)
-        else:  # min: the advantage it is sure of against every model
+        else:  # min: the advantage it is sure of against every model (pool, sheet: the one pooled bound)
             best = bound.min(axis=1)
         score[has] = np.where(is_base[has], cfg.prior, best)
         return score
