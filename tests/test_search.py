@@ -72,6 +72,13 @@ def _check_against_the_reference(ev, worlds: int, bot, own=None) -> None:
             assert _reference_value(world, int(ev.actions[c]), bot, own=own) == ev.values[c, j]
 
 
+def _values_and_choice(obs, masks, **knobs):
+    """What a search of these knobs (seed 6) finds (:meth:`SearchAgent.candidate_values`) and
+    chooses, by two agents of the same seed."""
+    return (SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks),
+            SearchAgent("hollywood", seed=6, **knobs)(obs, masks))
+
+
 @pytest.mark.parametrize("moves", ["all", "discards"])
 def test_batched_rollouts_equal_a_one_game_reference(moves):
     state = _positions(n=16, seed=3)
@@ -88,8 +95,7 @@ def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     for prior in (0.0, 3.0):
         knobs = dict(worlds=4, moves="all", prior=prior, confidence=0.0, rollout="simple")  # the mean alone
-        ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-        chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+        ev, chosen = _values_and_choice(obs, masks, **knobs)
         mean = ev.values.mean(axis=1) + prior * (ev.actions == ev.base[ev.rows])
         for r in range(live.size):
             c = np.flatnonzero(ev.rows == r)
@@ -104,8 +110,7 @@ def test_with_confidence_a_move_replaces_the_base_move_only_when_clearly_better(
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     knobs = dict(worlds=8, moves="all", prior=0.5, confidence=1.5, rollout="simple")
-    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    ev, chosen = _values_and_choice(obs, masks, **knobs)
     replaced = 0
     for r in np.unique(ev.rows):
         c = np.flatnonzero(ev.rows == r)
@@ -130,8 +135,7 @@ def test_several_opponent_models_roll_out_the_same_worlds_and_must_all_agree():
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", own_rollout="",
                  combine="min")
-    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    ev, chosen = _values_and_choice(obs, masks, **knobs)
     assert ev.values.shape == (ev.rows.size, 8)
     first = replace(ev, values=ev.values[:, :4])
     _check_against_the_reference(first, 4, SimpleBot("hollywood"))
@@ -213,8 +217,7 @@ def test_other_ways_of_combining_the_opponent_models(combine):
     live = np.flatnonzero(~state.done)
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     knobs = dict(worlds=4, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", combine=combine)
-    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    ev, chosen = _values_and_choice(obs, masks, **knobs)
     assert ev.values.shape == (ev.rows.size, 8)
     replaced = 0
     for r in np.unique(ev.rows):
@@ -277,8 +280,7 @@ def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
     obs, masks = encode(state, games=live), state.legal_action_mask[live]
     knobs = dict(worlds=3, moves="all", prior=0.5, confidence=1.0, rollout="simple+patient", own_rollout="",
                  combine="sheet")
-    ev = SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks)
-    chosen = SearchAgent("hollywood", seed=6, **knobs)(obs, masks)
+    ev, chosen = _values_and_choice(obs, masks, **knobs)
     assert ev.values.shape == (ev.rows.size, 6)
     alone = np.isin(live[ev.rows], knocker_rows)
     assert alone.any() and (~alone).any()
