@@ -13,3 +13,7 @@ wait
 taskset -c 0 .venv/bin/hollywood evaluate search simple --matches 400 --seed 7101 -q --out $O/search_vs_simple_7101 &
 taskset -c 1 .venv/bin/hollywood evaluate search marjj --matches 400 --seed 7203 -q --out $O/search_vs_marjj_7203 &
 wait
+# the base policy alone against marjj on the same deals (seconds each)
+for s in 7303 7103 7203; do
+  .venv/bin/hollywood evaluate ppo-hollywood marjj --matches 400 --seed $s -q --out $O/ppo_hollywood_vs_marjj_$s
+done

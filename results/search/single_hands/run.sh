@@ -19,3 +19,13 @@ B0="$B,prior=0.05,confidence=0"
 ev 0 "$B0" 400 4101 simple_rollout_400
 ev 0 "$B0,rollout=ppo-gin-rummy-simple,worlds=16" 400 4101 ppo_rollout_400
 ev 0 "$B0,own_rollout=ppo-gin-rummy-simple,worlds=32" 400 4101 own_rollout_400
+# more worlds, a stricter gate, knocks searched, and the default search (base ppo-gin-rummy-simple
+# on these rules, value=points, simple and patient pooled), on the seeds above and a third (4303)
+ev 1 "$B,prior=0,confidence=2,worlds=128,moves=knocks" 2000 4101 v5knocks
+ev 1 "$B,prior=0,confidence=3,worlds=128" 2000 4101 v5c3
+ev 1 "$B,prior=0,confidence=2,worlds=256" 2000 4101 v6
+ev 1 search 2000 4101 default_pool
+ev 0 ppo-gin-rummy-simple 2000 4303 ppos4303
+(ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4202 v6s4202; ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4303 v6s4303) &
+(ev 1 search 2000 4202 default_pool_s4202; ev 1 search 2000 4303 default_pool_s4303) &
+wait
