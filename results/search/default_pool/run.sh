@@ -17,3 +17,7 @@ wait
 for s in 7303 7103 7203; do
   .venv/bin/hollywood evaluate ppo-hollywood marjj --matches 400 --seed $s -q --out $O/ppo_hollywood_vs_marjj_$s
 done
+# a second seed against hollywood, fourth seeds against simple and marjj, one core
+taskset -c 0 .venv/bin/hollywood evaluate search hollywood --matches 400 --seed 7202 -q --out $O/search_vs_hollywood_7202
+taskset -c 0 .venv/bin/hollywood evaluate search simple --matches 400 --seed 7401 -q --out $O/search_vs_simple_7401
+taskset -c 0 .venv/bin/hollywood evaluate search marjj --matches 400 --seed 7401 -q --out $O/search_vs_marjj_7401

@@ -29,3 +29,5 @@ ev 0 ppo-gin-rummy-simple 2000 4303 ppos4303
 (ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4202 v6s4202; ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4303 v6s4303) &
 (ev 1 search 2000 4202 default_pool_s4202; ev 1 search 2000 4303 default_pool_s4303) &
 wait
+# twice the worlds again, on the seed where 256 worlds won least
+ev 0 "$B,prior=0,confidence=2,worlds=512" 2000 4202 v7s4202
