@@ -76,7 +76,12 @@ knob               meaning (default)
 ``value``          ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
                    the hand win rate, for single hands; ``prior`` is then in those units);
-                   ``sheet``: the change of the scoresheet total difference
+                   ``sheet``: the change of the scoresheet total difference; ``equity``: the
+                   change of the viewer's match-win equity, in percentage points
+                   (:mod:`agents.equity`: P(win the match | the scoresheet), fitted to
+                   simulated matches; majority matches only)
+``equity_file``    under ``value=equity``, the match-equity model's file (default:
+                   ``models/equity_hollywood.pt``)
 ``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
                    the budget buys at the measured cost, between 4 and ``worlds``; moves then
                    depend on the machine's speed (use ``worlds`` alone for reproducible play)
@@ -160,6 +165,7 @@ from hollywood_env.sampling import SeedLike, as_generator
 
 from . import bots as B
 from .belief import BELIEFS, LearnedBelief, default_belief_path, heuristic_worlds, odds
+from .equity import EQUITY_FILE, MatchEquity
 from .marjj import PatientBot
 from .registry import SHIPPED_MODELS, AgentSpecError, make_agent, make_bot
 
@@ -173,7 +179,7 @@ _FROM_STATE = ("simple", "patient")
 #: joins the opponent models of ``rollout`` (``simple+patient``)
 MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
-_VALUES = ("points", "win", "sheet")
+_VALUES = ("points", "win", "sheet", "equity")
 _MOVES = ("discards", "knocks", "all")
 _COMBINES = ("min", "pool", "guard", "sheet")
 #: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
@@ -233,6 +239,8 @@ class SearchConfig:
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
     improve: float = 1.0
     value: str = "points"
+    #: under ``value=equity``: the match-equity model's file ("": the shipped models/equity_hollywood.pt)
+    equity_file: str = ""
     #: under ``belief=learned``: 1 refines the learned worlds as the heuristic belief does (the
     #: most believable of ``oversample`` times as many, their opponent hands built up by ``improve``)
     refine: int = 1
@@ -354,6 +362,8 @@ class SearchAgent:
                 self.config = replace(cfg, belief="learned")
             else:
                 self.config = replace(cfg, belief="heuristic")
+        #: the MatchEquity of value=equity
+        self.equity = MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules) if cfg.value == "equity" else None
         self.rng = as_generator(seed)
         #: (name, policy) of each opponent model of ``rollout``; the first is the rollout bot
         self._models = [(m, self._make_policy("rollout", m)) for m in rollout_models(self.config.rollout)]
@@ -530,7 +540,8 @@ class SearchAgent:
         cfg = self.config
         m = sim.batch_size
         value = np.zeros(m, dtype=np.float64)
-        before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else None
+        before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else \
+            self.equity(sim.sheet, np.arange(m), viewer) if cfg.value == "equity" else None
         state, origin = sim, np.arange(m)  # origin: each game's index in `sim`
         active = np.ones(m, dtype=bool)  # still in the hand being valued
         core.step(state, first)
@@ -564,6 +575,8 @@ class SearchAgent:
         return value
 
     def _value(self, state, e, viewer, before, orig) -> np.ndarray:
+        if self.config.value == "equity":  # percentage points of match-win equity
+            return 100.0 * (self.equity(state.sheet, e, viewer) - before[orig])
         if self.config.value == "sheet":
             t = state.sheet.totals(e).sum(axis=2)
             b = before[orig]

@@ -8,7 +8,7 @@
 
     hollywood train CONFIG [...]        hollywood reproduce RUN_DIR | models/NAME.pt
     hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (Ray Tune)
-    hollywood quickstart | sb3-train | belief | ship | publish | behaviour | play | replay | play-results
+    hollywood quickstart | sb3-train | belief | equity | ship | publish | behaviour | play | replay | play-results
 
 Every command has ``--help``. ``evaluate`` and ``tournament`` are parsed here; every other command
 hands the rest of its command line to a function of the module that does the job, which parses it
@@ -271,6 +271,8 @@ add_passthrough("sb3-train", "train sb3-contrib's MaskablePPO through the Stable
                 "extra)", "experiments.training.sb3_train:main")
 add_passthrough("belief", "train, measure and reproduce the learned belief over the opponent's hand",
                 "experiments.training.belief_train:main")
+add_passthrough("equity", "fit the match-win equity model of the Hollywood scoresheet (search:value=equity)",
+                "experiments.training.equity_train:main")
 add_passthrough("ship", "turn a training run into a shipped model in models/ with its model card",
                 "experiments.release.ship:main")
 add_passthrough("publish", "train a config's seeds (or reuse runs), evaluate them against bots and play a round "

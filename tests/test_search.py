@@ -43,12 +43,14 @@ def _positions(n=48, steps=25, seed=0, preset="hollywood"):
     return state
 
 
-def _reference_value(world: core.State, action: int, bot, own=None) -> float:
+def _reference_value(world: core.State, action: int, bot, own=None, equity=None) -> float:
     """Play `action` then `bot` (any batched policy) in both seats (`own`, when given, in the seat
     of the player who made `action`), one game, one decision at a time, until the hand ends; the
-    signed hand points for the player who made `action`."""
+    signed hand points for the player who made `action` (with `equity`, a MatchEquity: the change
+    of that player's match-win equity, in percentage points)."""
     g = core.take(world, [0])
     me = int(g.current_player[0])
+    before = None if equity is None else equity(g.sheet, np.array([0]), np.array([me]))[0]
     core.step(g, np.array([action]))
     for _ in range(300):
         if g.hand_ended[0] or g.done[0]:
@@ -56,20 +58,26 @@ def _reference_value(world: core.State, action: int, bot, own=None) -> float:
         mover = own if own is not None and int(g.current_player[0]) == me else bot
         core.step(g, mover(encode(g), g.legal_action_mask))
     assert g.hand_ended[0]
+    if equity is not None:
+        return 100.0 * (equity(g.sheet, np.array([0]), np.array([me]))[0] - before)
     if g.hand_kind[0] == KIND_WALL:
         return 0.0
     pts = float(g.hand_points[0])
     return pts if int(g.hand_winner[0]) == me else -pts
 
 
-def _check_against_the_reference(ev, worlds: int, bot, own=None) -> None:
+def _check_against_the_reference(ev, worlds: int, bot, own=None, equity=None) -> None:
     """Every rollout value of ``ev`` (``worlds`` per candidate) equals the one-game reference."""
     searched = np.unique(ev.rows)
     for c in range(ev.rows.size):
         i = int(np.searchsorted(searched, ev.rows[c]))
         for j in range(worlds):
             world = core.take(ev.worlds, [i * worlds + j])
-            assert _reference_value(world, int(ev.actions[c]), bot, own=own) == ev.values[c, j]
+            ref = _reference_value(world, int(ev.actions[c]), bot, own=own, equity=equity)
+            if equity is None:
+                assert ref == ev.values[c, j]
+            else:  # the same network on batches of other sizes: equal up to float rounding
+                assert ref == pytest.approx(ev.values[c, j], abs=1e-4)
 
 
 def _values_and_choice(obs, masks, **knobs):
@@ -87,6 +95,15 @@ def test_batched_rollouts_equal_a_one_game_reference(moves):
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 6
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"))
+
+
+def test_equity_values_are_the_change_of_the_match_win_equity():
+    state = _positions(n=16, seed=7, steps=40)  # some games past their first hand: sheets not empty
+    live = np.flatnonzero(~state.done)
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="simple", own_rollout="", value="equity")
+    ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
+    assert ev.rows.size > 6 and np.abs(ev.values).max() > 0
+    _check_against_the_reference(ev, 2, SimpleBot("hollywood"), equity=agent.equity)
 
 
 def test_the_choice_is_the_best_mean_with_the_prior_on_the_base_move():

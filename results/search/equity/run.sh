@@ -1,0 +1,13 @@
+#!/bin/bash
+# The search valued in match terms: value=equity (the change of the match-win equity of
+# models/equity_hollywood.pt, in percentage points; prior 0.5, about one hand point in mid-match),
+# the default knobs otherwise, on the deals of the default's runs (results/search/combine/pool_*,
+# results/search/default_pool/): 400 matches, one process per core.
+# Usage: results/search/equity/run.sh
+set -e
+cd "$(dirname "$0")/../../.."
+OUT=results/search/equity
+S="search:value=equity,prior=0.5"
+taskset -c 0 .venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7303 -q --out $OUT/vs_marjj_7303 &
+taskset -c 1 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7301 -q --out $OUT/vs_simple_7301 &
+wait
