@@ -11,3 +11,11 @@ S="search:value=equity,prior=0.5"
 taskset -c 0 .venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7303 -q --out $OUT/vs_marjj_7303 &
 taskset -c 1 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7301 -q --out $OUT/vs_simple_7301 &
 wait
+# more seeds against marjj (the default there: 50.7% and 51.0%)
+taskset -c 0 .venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7103 -q --out $OUT/vs_marjj_7103 &
+taskset -c 1 .venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7203 -q --out $OUT/vs_marjj_7203 &
+wait
+# against simple and hollywood on the default's second-seed deals (the default there: 78.8%, 70.2%)
+taskset -c 0 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_7201 &
+taskset -c 1 .venv/bin/hollywood evaluate $S hollywood --matches 400 --seed 7102 -q --out $OUT/vs_hollywood_7102 &
+wait
