@@ -41,6 +41,7 @@ using it under other rules is an error that says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,8 +109,9 @@ DEFAULT_PAIRINGS = (("ppo-hollywood", "marjj"), ("ppo-hollywood", "simple"), ("p
                     ("marjj", "simple"), ("marjj", "hollywood"), ("simple", "hollywood"), ("simple", "simple"))
 
 
-def collect_hand_outcomes(rules: Rules | str, pairings=DEFAULT_PAIRINGS, n_pairs: int = 2000,
-                          seed: int = 0) -> HandOutcomes:
+def collect_hand_outcomes(rules: Rules | str,
+                          pairings: Sequence[tuple[str, str]] = DEFAULT_PAIRINGS,
+                          n_pairs: int = 2000, seed: int = 0) -> HandOutcomes:
     """The outcome distribution of the first hands of ``n_pairs`` duplicate pairs of each pairing
     (agent names of :func:`agents.registry.make_agent`): the share of walls and the points of
     every won hand, whoever won it."""

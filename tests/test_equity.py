@@ -106,3 +106,26 @@ def test_bad_files_outcomes_and_rules_are_clear_errors(tmp_path):
         HandOutcomes(wall=0.0, points=np.array([0, 5]))
     with pytest.raises(ValueError, match="wall"):
         HandOutcomes(wall=1.0, points=np.array([5]))
+
+
+def test_hollywood_equity_train_writes_a_model_and_its_card(tmp_path):
+    from experiments import cli
+
+    out = tmp_path / "eq.pt"
+    rc = cli.main(["equity", "train", "--pairs", "4", "--matches", "200", "--epochs", "1", "--hidden", "8",
+                   "--layers", "1", "--check-sheets", "3", "--check-play-outs", "50", "--out", str(out)])
+    assert rc == 0
+    assert out.exists() and out.with_suffix(".md").exists()
+    assert MatchEquity.from_file(out, RULES).net.hidden == 8
+    assert "log loss" in out.with_suffix(".md").read_text().lower()
+
+
+def test_hollywood_equity_bad_input_is_a_clear_error(tmp_path, capsys):
+    from experiments import cli
+
+    assert cli.main(["equity", "train", "--matches", "0", "--out", str(tmp_path / "eq.pt")]) == 2
+    err = capsys.readouterr().err
+    assert "--matches must be positive" in err and "Traceback" not in err
+    assert not (tmp_path / "eq.pt").exists()
+    assert cli.main(["equity"]) == 2
+    assert "train" in capsys.readouterr().out
