@@ -59,7 +59,7 @@ from hollywood_env.history import HISTORY_SIZE, no_history
 from hollywood_env.rules import Rules, resolve_rules
 
 from . import bots as B
-from .checkpoint import CheckpointError, atomic_write, read_weights_only
+from .checkpoint import CheckpointError, atomic_write, read_model_file
 from .paths import MODELS_DIR
 
 __all__ = [
@@ -285,13 +285,7 @@ def load_belief(path: str | Path) -> tuple[BeliefNet, dict]:
     """``(net, meta)`` of a file written by :func:`save_belief`; a :class:`CheckpointError` for
     anything else (missing, empty, not a belief file, another input size, code in the file).
     Reading a file leaves torch's global random state as it was."""
-    p = Path(path)
-    if not p.is_file():
-        raise CheckpointError(f"belief model not found: {p} (train one with `hollywood belief train`)")
-    what = f"{p} is not a valid belief model"
-    data = read_weights_only(p, what)
-    if not isinstance(data, dict) or data.get("format") != BELIEF_FORMAT:
-        raise CheckpointError(f"{what}: it is not a {BELIEF_FORMAT!r} file")
+    data, what = read_model_file(path, "belief model", BELIEF_FORMAT, "train one with `hollywood belief train`")
     if data.get("version") != BELIEF_VERSION or data.get("input_size") != INPUT_SIZE:
         raise CheckpointError(f"{what}: version {data.get('version')!r} with {data.get('input_size')!r} inputs "
                               f"(this code reads version {BELIEF_VERSION} with {INPUT_SIZE})")

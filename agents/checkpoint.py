@@ -178,6 +178,21 @@ def read_weights_only(p: Path, what: str) -> Any:
         raise CheckpointError(f"{what}: not a readable torch checkpoint file ({type(e).__name__}: {first})") from None
 
 
+def read_model_file(path: str | Path, kind: str, file_format: str, how_to_make: str) -> tuple[dict, str]:
+    """``(data, what)``: the dict in the model file ``path``, read weights-only
+    (:func:`read_weights_only`) and of format ``file_format``, and the start of its error messages
+    (``"<path> is not a valid <kind>"``) for the caller's own checks. A :class:`CheckpointError`
+    for a missing file (its message names ``how_to_make``), an unreadable one or another format."""
+    p = Path(path)
+    if not p.is_file():
+        raise CheckpointError(f"{kind} not found: {p} ({how_to_make})")
+    what = f"{p} is not a valid {kind}"
+    data = read_weights_only(p, what)
+    if not isinstance(data, dict) or data.get("format") != file_format:
+        raise CheckpointError(f"{what}: it is not a {file_format!r} file")
+    return data, what
+
+
 def load_checkpoint(path: str | Path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
     """Read a checkpoint weights-only and check its fields; arrays come back as numpy arrays.
 

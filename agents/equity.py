@@ -52,7 +52,7 @@ from torch import nn
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.scoring import BatchScoresheet
 
-from .checkpoint import CheckpointError, atomic_write, read_weights_only
+from .checkpoint import CheckpointError, atomic_write, read_model_file
 from .paths import MODELS_DIR
 
 __all__ = ["EQUITY_FILE", "HandOutcomes", "collect_hand_outcomes", "play_out", "monte_carlo_equity",
@@ -350,13 +350,7 @@ def save_equity(path: str | Path, net: EquityNet, meta: dict) -> None:
 def load_equity(path: str | Path) -> tuple[EquityNet, dict]:
     """``(net, meta)`` of a file written by :func:`save_equity`; a :class:`CheckpointError` for
     anything else (missing, empty, another format or version, code in the file)."""
-    p = Path(path)
-    if not p.is_file():
-        raise CheckpointError(f"match-equity model not found: {p} (fit one with `hollywood equity train`)")
-    what = f"{p} is not a valid match-equity model"
-    data = read_weights_only(p, what)
-    if not isinstance(data, dict) or data.get("format") != EQUITY_FORMAT:
-        raise CheckpointError(f"{what}: it is not a {EQUITY_FORMAT!r} file")
+    data, what = read_model_file(path, "match-equity model", EQUITY_FORMAT, "fit one with `hollywood equity train`")
     if data.get("version") != EQUITY_VERSION:
         raise CheckpointError(f"{what}: version {data.get('version')!r} (this code reads version {EQUITY_VERSION})")
     try:
