@@ -79,8 +79,13 @@ knob               meaning (default)
                    ``sheet``: the change of the scoresheet total difference; ``equity``: the
                    change of the viewer's match-win equity, in percentage points
                    (:mod:`agents.equity`: P(win the match | the scoresheet), fitted to
-                   simulated matches; majority matches only)
-``equity_file``    under ``value=equity``, the match-equity model's file (default:
+                   simulated matches; majority matches only); ``match``: ``equity`` in the
+                   rows whose scoresheet shows an opponent who waits for gin (at least
+                   ``style_wins`` hands won, at ``style_points`` or more per hand on average:
+                   :func:`opponent_waits_for_gin`), ``points`` in the others; the equity is then
+                   counted in hand points (percentage points over :data:`EQUITY_PER_POINT`), so
+                   ``prior`` means the same in both
+``equity_file``    under ``value=equity`` or ``match``, the match-equity model's file (default:
                    ``models/equity_hollywood.pt``)
 ``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
                    the budget buys at the measured cost, between 4 and ``worlds``; moves then
@@ -179,7 +184,11 @@ _FROM_STATE = ("simple", "patient")
 #: joins the opponent models of ``rollout`` (``simple+patient``)
 MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
-_VALUES = ("points", "win", "sheet", "equity")
+_VALUES = ("points", "win", "sheet", "equity", "match")
+#: under ``value=match``: percentage points of match equity counted as one hand point. In a
+#: match's first hand one point is worth about 0.46 points of equity, after 150 decisions 0.62
+#: (docs/agents.md, "Match equity"); 0.5 makes ``prior=1`` the ``prior=0.5`` of ``value=equity``
+EQUITY_PER_POINT = 0.5
 _MOVES = ("discards", "knocks", "all")
 _COMBINES = ("min", "pool", "guard", "sheet")
 #: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
@@ -231,7 +240,8 @@ class SearchConfig:
     combine: str = "pool"
     #: under ``combine=sheet``: an opponent with at least ``style_wins`` wins at under
     #: ``style_points`` points per win knocks early (gins and undercuts score 25 up), and the
-    #: first opponent model alone plays it
+    #: first opponent model alone plays it; under ``value=match``: one with as many wins at
+    #: ``style_points`` or more waits for gin, and the search values its hands by match equity
     style_points: float = 25.0
     style_wins: int = 2
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
@@ -239,7 +249,7 @@ class SearchConfig:
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
     improve: float = 1.0
     value: str = "points"
-    #: under ``value=equity``: the match-equity model's file ("": the shipped models/equity_hollywood.pt)
+    #: under ``value=equity`` or ``match``: the match-equity model's file ("": the shipped models/equity_hollywood.pt)
     equity_file: str = ""
     #: under ``belief=learned``: 1 refines the learned worlds as the heuristic belief does (the
     #: most believable of ``oversample`` times as many, their opponent hands built up by ``improve``)
@@ -362,8 +372,9 @@ class SearchAgent:
                 self.config = replace(cfg, belief="learned")
             else:
                 self.config = replace(cfg, belief="heuristic")
-        #: the MatchEquity of value=equity
-        self.equity = MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules) if cfg.value == "equity" else None
+        #: the MatchEquity of value=equity and value=match
+        self.equity = (MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules)
+                       if cfg.value in ("equity", "match") else None)
         self.rng = as_generator(seed)
         #: (name, policy) of each opponent model of ``rollout``; the first is the rollout bot
         self._models = [(m, self._make_policy("rollout", m)) for m in rollout_models(self.config.rollout)]
@@ -494,14 +505,17 @@ class SearchAgent:
         # under combine=sheet the other models' rollouts are not run against an early knocker
         alone = (opponent_knocks_early(info, cfg.style_points, cfg.style_wins)[local] if cfg.combine == "sheet"
                  else np.zeros(cands_row.size, dtype=bool))
+        # under value=match the rows against an opponent who waits for gin are valued by equity
+        by_equity = (opponent_waits_for_gin(info, cfg.style_points, cfg.style_wins)[local] if cfg.value == "match"
+                     else np.full(cands_row.size, cfg.value == "equity"))
         values = np.full((cands_row.size, w * len(self._models)), np.nan)
         for m, (name, policy) in enumerate(self._models):  # each opponent model plays the same worlds
             c = every if m == 0 else every[~alone]
             if c.size:
                 sim = core.take(worlds, (local[c, None] * w + np.arange(w)[None, :]).reshape(-1))
                 viewer = sim.current_player.astype(np.int64)
-                values[c, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name,
-                                                             policy).reshape(-1, w)
+                values[c, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name, policy,
+                                                             np.repeat(by_equity[c], w)).reshape(-1, w)
         cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
         self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
         return CandidateValues(base, cands_row, cands_act, values, worlds)
@@ -532,16 +546,19 @@ class SearchAgent:
             return heuristic_worlds(info, w, self.rng, cfg.oversample, cfg.improve, weights=odds(p))
         return sample_worlds(info, w, self.rng, weights=odds(p))
 
-    def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray, name: str, policy) -> np.ndarray:
+    def _rollout(self, sim: core.State, first: np.ndarray, viewer: np.ndarray, name: str, policy,
+                 by_equity: np.ndarray) -> np.ndarray:
         """Play ``first`` in every game of ``sim``, then the rollout policy ``policy`` (the model
         ``name`` of ``rollout``) in both seats (the ``own_rollout`` policy in ``viewer``'s, when it
         is set) until the hand ends; the value of each game for ``viewer`` (a rollout cut off by
-        ``max_rollout_steps`` counts 0)."""
+        ``max_rollout_steps`` counts 0), by match equity in the games where ``by_equity``."""
         cfg = self.config
         m = sim.batch_size
         value = np.zeros(m, dtype=np.float64)
-        before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else \
-            self.equity(sim.sheet, np.arange(m), viewer) if cfg.value == "equity" else None
+        before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else np.zeros(m)
+        if by_equity.any():
+            g = np.flatnonzero(by_equity)
+            before[g] = self.equity(sim.sheet, g, viewer[g])
         state, origin = sim, np.arange(m)  # origin: each game's index in `sim`
         active = np.ones(m, dtype=bool)  # still in the hand being valued
         core.step(state, first)
@@ -550,7 +567,7 @@ class SearchAgent:
             ended = active & (state.hand_ended | state.done)
             if ended.any():
                 e = np.flatnonzero(ended)
-                value[origin[e]] = self._value(state, e, viewer[origin[e]], before, origin[e])
+                value[origin[e]] = self._value(state, e, viewer[origin[e]], before, origin[e], by_equity[origin[e]])
                 active &= ~ended
             n_active = int(active.sum())
             if n_active == 0:
@@ -574,18 +591,32 @@ class SearchAgent:
         self.stats["simulated_steps"] += simulated
         return value
 
-    def _value(self, state, e, viewer, before, orig) -> np.ndarray:
+    def _value(self, state, e, viewer, before, orig, by_equity) -> np.ndarray:
+        """The values of the ended games ``e`` of ``state`` (``orig``: their indices in the
+        rollout's first batch, where ``before`` was taken) for ``viewer``; by match equity where
+        ``by_equity``."""
         if self.config.value == "equity":  # percentage points of match-win equity
             return 100.0 * (self.equity(state.sheet, e, viewer) - before[orig])
+        if self.config.value == "match":  # equity where the opponent waits for gin, in hand points
+            out = self._hand_value(state, e, viewer, "points")
+            q = np.flatnonzero(by_equity)
+            if q.size:
+                out[q] = 100.0 * (self.equity(state.sheet, e[q], viewer[q]) - before[orig[q]]) / EQUITY_PER_POINT
+            return out
         if self.config.value == "sheet":
             t = state.sheet.totals(e).sum(axis=2)
             b = before[orig]
             rows = np.arange(e.size)
             return ((t[rows, viewer] - b[rows, viewer]) - (t[rows, 1 - viewer] - b[rows, 1 - viewer])).astype(np.float64)
+        return self._hand_value(state, e, viewer, self.config.value)
+
+    @staticmethod
+    def _hand_value(state, e, viewer, value: str) -> np.ndarray:
+        """``points`` (signed hand points) or ``win`` (+1 / -1) of the ended games ``e``; 0 for a wall."""
         kind = state.hand_kind[e]
         pts = state.hand_points[e].astype(np.float64)
         sign = np.where(state.hand_winner[e] == viewer, 1.0, -1.0)
-        if self.config.value == "win":
+        if value == "win":
             return np.where(kind == KIND_WALL, 0.0, sign)
         return np.where(kind == KIND_WALL, 0.0, sign * pts)
 
@@ -614,6 +645,15 @@ def opponent_knocks_early(info: InfoSet, points: float = 25.0, wins: int = 2) ->
     (docs/agents.md, "Search")."""
     n_wins, per_win = opponent_win_record(info)
     return (n_wins >= wins) & (per_win < points)
+
+
+def opponent_waits_for_gin(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
+    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at ``points`` or
+    more per hand on average (:func:`opponent_win_record`): most of its wins were gins or
+    undercuts, the play of one who waits for gin. Neither this nor :func:`opponent_knocks_early`
+    holds before ``wins`` won hands."""
+    n_wins, per_win = opponent_win_record(info)
+    return (n_wins >= wins) & (per_win >= points)
 
 
 # --- candidates ---------------------------------------------------------------------------------

@@ -284,6 +284,41 @@ def test_the_opponent_win_record_is_read_from_the_scoresheet():
     assert all(np.allclose(a, b) for a, b in zip(same, (wins, per_win), strict=True))
 
 
+def test_value_match_uses_equity_only_against_an_opponent_who_waits_for_gin():
+    """``value=match``: in the rows whose opponent has won at least 2 hands at 25 or more points
+    on average, each value is the one-game reference's change of match equity over
+    ``EQUITY_PER_POINT``; in the others (early knockers, and opponents with fewer wins) the signed
+    hand points, exactly as ``value=points``."""
+    from agents.search import EQUITY_PER_POINT, opponent_waits_for_gin
+    from hollywood_env.determinize import InfoSet
+
+    state = _positions(n=24, seed=4, steps=12)
+    live = np.flatnonzero(~state.done)
+    assert not state.sheet.hands_scored.any()
+    patient_rows, knocker_rows = live[::3], live[1::3]
+    _record_opponent_wins(state, patient_rows, [31, 27])
+    _record_opponent_wins(state, knocker_rows, [12, 15])
+    _record_opponent_wins(state, live[2::3], [40])  # one win: not yet known
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    info = InfoSet.from_observation(obs, masks, state.rules)
+    assert opponent_waits_for_gin(info).tolist() == np.isin(live, patient_rows).tolist()
+    knobs = dict(worlds=2, moves="all", rollout="simple", own_rollout="")
+    ev = SearchAgent("hollywood", seed=5, value="match", **knobs).candidate_values(obs, masks)
+    by_points = SearchAgent("hollywood", seed=5, value="points", **knobs).candidate_values(obs, masks)
+    equity = SearchAgent("hollywood", seed=5, value="match", **knobs).equity
+    waits = np.isin(live[ev.rows], patient_rows)
+    assert waits.any() and (~waits).any()
+    assert np.array_equal(ev.values[~waits], by_points.values[~waits])
+    searched = np.unique(ev.rows)
+    for c in np.flatnonzero(waits):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        for j in range(2):
+            world = core.take(ev.worlds, [i * 2 + j])
+            ref = _reference_value(world, int(ev.actions[c]), SimpleBot("hollywood"), equity=equity)
+            assert ref / EQUITY_PER_POINT == pytest.approx(ev.values[c, j], abs=1e-3)
+    assert np.abs(ev.values[waits]).max() > 0
+
+
 def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
     """``combine=sheet``: both models roll out every candidate (the one-game reference with each
     bot) and their worlds are pooled, except in the rows whose opponent's wins average under 25

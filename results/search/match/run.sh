@@ -1,0 +1,13 @@
+#!/bin/bash
+# The search valued by match equity only against an opponent whose scoresheet shows it waits for
+# gin (value=match: at least 2 hands won at 25 or more points per hand on average), by hand points
+# otherwise, the default knobs otherwise, on the deals where value=equity gained most against
+# marjj (7103) and lost most against simple (7401) (results/search/equity/): 400 matches each.
+# Usage: results/search/match/run.sh
+set -e
+cd "$(dirname "$0")/../../.."
+OUT=results/search/match
+S="search:value=match"
+.venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7103 -q --out $OUT/vs_marjj_7103 &
+.venv/bin/hollywood evaluate $S simple --matches 400 --seed 7401 -q --out $OUT/vs_simple_7401 &
+wait
