@@ -263,6 +263,24 @@ class MatchEquity:
                              f"{rules.columns} columns to {rules.target} (train one with `hollywood equity train`)")
         return cls(net, rules, meta)
 
+    @classmethod
+    def if_fitted(cls, path: str | Path, rules: Rules | str) -> MatchEquity | None:
+        """The model of ``path`` when the file is there and was fitted for ``rules`` (their number
+        of columns and target, a majority match of the whole session); ``None`` when the file is
+        missing or the rules are others. A file that is there but not an equity model is an
+        error (:func:`load_equity`)."""
+        rules = resolve_rules(rules)
+        if not Path(path).is_file():
+            return None
+        try:
+            check_equity_rules(rules)
+        except ValueError:
+            return None
+        net, meta = load_equity(path)
+        if (meta.get("columns"), meta.get("target")) != (rules.columns, rules.target):
+            return None
+        return cls(net, rules, meta)
+
     def of_arrays(self, columns: np.ndarray, opened: np.ndarray, game_winner: np.ndarray,
                   viewer: np.ndarray) -> np.ndarray:
         """The viewer's equity of sheets given as arrays ``(n, 2, C)``, ``(n, 2, C)``, ``(n, C)``."""

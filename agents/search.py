@@ -84,7 +84,9 @@ knob               meaning (default)
                    ``style_wins`` hands won, at ``style_points`` or more per hand on average:
                    :func:`opponent_waits_for_gin`), ``points`` in the others; the equity is then
                    counted in hand points (percentage points over :data:`EQUITY_PER_POINT`), so
-                   ``prior`` means the same in both
+                   ``prior`` means the same in both; ``auto``: ``match`` where the equity
+                   model file is there and fitted for the rules (Hollywood matches), else
+                   ``points`` (single hands, one-column rules)
 ``equity_file``    under ``value=equity`` or ``match``, the match-equity model's file (default:
                    ``models/equity_hollywood.pt``)
 ``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
@@ -184,7 +186,7 @@ _FROM_STATE = ("simple", "patient")
 #: joins the opponent models of ``rollout`` (``simple+patient``)
 MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
-_VALUES = ("points", "win", "sheet", "equity", "match")
+_VALUES = ("auto", "points", "win", "sheet", "equity", "match")
 #: under ``value=match``: percentage points of match equity counted as one hand point. In a
 #: match's first hand one point is worth about 0.46 points of equity, after 150 decisions 0.62
 #: (docs/agents.md, "Match equity"); 0.5 makes ``prior=1`` the ``prior=0.5`` of ``value=equity``
@@ -373,8 +375,12 @@ class SearchAgent:
             else:
                 self.config = replace(cfg, belief="heuristic")
         #: the MatchEquity of value=equity and value=match
-        self.equity = (MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules)
-                       if cfg.value in ("equity", "match") else None)
+        self.equity = None
+        if cfg.value == "auto":  # match where a fitted equity model is there for these rules, else points
+            self.equity = MatchEquity.if_fitted(cfg.equity_file or EQUITY_FILE, self.rules)
+            self.config = replace(self.config, value="points" if self.equity is None else "match")
+        elif cfg.value in ("equity", "match"):
+            self.equity = MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules)
         self.rng = as_generator(seed)
         #: (name, policy) of each opponent model of ``rollout``; the first is the rollout bot
         self._models = [(m, self._make_policy("rollout", m)) for m in rollout_models(self.config.rollout)]

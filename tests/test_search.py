@@ -319,6 +319,20 @@ def test_value_match_uses_equity_only_against_an_opponent_who_waits_for_gin():
     assert np.abs(ev.values[waits]).max() > 0
 
 
+def test_value_auto_is_match_where_an_equity_model_fits_the_rules(tmp_path):
+    hollywood = SearchAgent("hollywood", seed=0, value="auto", worlds=2)
+    assert hollywood.config.value == "match" and hollywood.equity is not None
+    for rules in ("gin-rummy-simple", "gin-rummy"):  # one column: no equity model fits
+        agent = SearchAgent(rules, seed=0, value="auto", worlds=2)
+        assert agent.config.value == "points" and agent.equity is None
+    missing = SearchAgent("hollywood", seed=0, value="auto", worlds=2, equity_file=str(tmp_path / "none.pt"))
+    assert missing.config.value == "points"
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a torch file")
+    with pytest.raises(ValueError, match="not a valid"):
+        SearchAgent("hollywood", seed=0, value="auto", worlds=2, equity_file=str(bad))
+
+
 def test_combine_sheet_pools_the_models_except_against_an_early_knocker():
     """``combine=sheet``: both models roll out every candidate (the one-game reference with each
     bot) and their worlds are pooled, except in the rows whose opponent's wins average under 25

@@ -11,3 +11,12 @@ S="search:value=match"
 .venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7103 -q --out $OUT/vs_marjj_7103 &
 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7401 -q --out $OUT/vs_simple_7401 &
 wait
+# the default's other deals against marjj (the default there: 51.0%, 56.2%, 55.8%)
+.venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7203 -q --out $OUT/vs_marjj_7203 &
+.venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7303 -q --out $OUT/vs_marjj_7303 &
+wait
+# the fourth marjj deals (the default: 55.8%) and the default's other deals against simple (77.2%, 78.8%)
+.venv/bin/hollywood evaluate $S marjj --matches 400 --seed 7401 -q --out $OUT/vs_marjj_7401 &
+.venv/bin/hollywood evaluate $S simple --matches 400 --seed 7301 -q --out $OUT/vs_simple_7301 &
+.venv/bin/hollywood evaluate $S simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_7201 &
+wait
