@@ -73,7 +73,8 @@ knob               meaning (default)
                    bound (with several opponent models: the highest of the least lower bound over
                    the models). A strong base policy loses less to rollout noise this way: of ten
                    noisy candidates the best-looking one is often only lucky
-``value``          ``points``: signed hand points of the hand being played (the rollout stops at
+``value``          ``auto`` (default): ``match`` on Hollywood matches, ``points`` on single hands
+                   and one-column rules (below); ``points``: signed hand points of the hand being played (the rollout stops at
                    the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
                    the hand win rate, for single hands; ``prior`` is then in those units);
                    ``sheet``: the change of the scoresheet total difference; ``equity``: the
@@ -250,7 +251,7 @@ class SearchConfig:
     seconds: float = 0.0
     #: opponent-hand improvement: draws per opponent turn played so far (0: uniform hands)
     improve: float = 1.0
-    value: str = "points"
+    value: str = "auto"
     #: under ``value=equity`` or ``match``: the match-equity model's file ("": the shipped models/equity_hollywood.pt)
     equity_file: str = ""
     #: under ``belief=learned``: 1 refines the learned worlds as the heuristic belief does (the

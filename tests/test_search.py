@@ -18,6 +18,7 @@ import pytest
 
 from agents.belief import default_belief_path
 from agents.bots import SimpleBot
+from agents.equity import EQUITY_FILE
 from agents.marjj import PatientBot
 from agents.matches import play_pairing
 from agents.paths import MODELS_DIR
@@ -82,7 +83,9 @@ def _check_against_the_reference(ev, worlds: int, bot, own=None, equity=None) ->
 
 def _values_and_choice(obs, masks, **knobs):
     """What a search of these knobs (seed 6) finds (:meth:`SearchAgent.candidate_values`) and
-    chooses, by two agents of the same seed."""
+    chooses, by two agents of the same seed; valued in hand points unless the knobs say otherwise
+    (the one-game references count points)."""
+    knobs.setdefault("value", "points")
     return (SearchAgent("hollywood", seed=6, **knobs).candidate_values(obs, masks),
             SearchAgent("hollywood", seed=6, **knobs)(obs, masks))
 
@@ -91,7 +94,8 @@ def _values_and_choice(obs, masks, **knobs):
 def test_batched_rollouts_equal_a_one_game_reference(moves):
     state = _positions(n=16, seed=3)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves, rollout="simple", own_rollout="")
+    agent = SearchAgent("hollywood", seed=5, worlds=2, moves=moves, rollout="simple", own_rollout="",
+                        value="points")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 6
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"))
@@ -379,13 +383,16 @@ def test_specs_and_knobs():
     agent = make_agent("search:worlds=8,belief=uniform", "gin-rummy")
     # (ppo-hollywood reads three columns, gin-rummy has one: the automatic base is the single-hand PPO)
     one_column = "ppo-gin-rummy-simple" if (MODELS_DIR / "ppo_gin_rummy_simple.pt").is_file() else "marjj"
-    assert agent.config == SearchConfig(worlds=8, belief="uniform", base=one_column)
+    # (and one column has no match equity: value=auto counts hand points)
+    assert agent.config == SearchConfig(worlds=8, belief="uniform", base=one_column, value="points")
     # the default belief is the learned one when its model file is there, else the heuristic one
     default = make_agent("search", "hollywood").config
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
     # and the default base the shipped PPO when its file is there (it reads these rules), else marjj
     assert default.base == ("ppo-hollywood" if (MODELS_DIR / "ppo_hollywood.pt").is_file() else "marjj")
-    assert replace(default, belief="auto", base="auto") == SearchConfig()
+    # and the default value match equity against a patient opponent when the equity model is there
+    assert default.value == ("match" if EQUITY_FILE.is_file() else "points")
+    assert replace(default, belief="auto", base="auto", value="auto") == SearchConfig()
     # a shipped model that cannot read the rules' observations (one column, not three) is passed over
     assert make_agent("search", "gin-rummy-simple").config.base == one_column
     for bad, says in [("search:wrlds=8", "unknown search option 'wrlds'"), ("search:worlds=0", "positive int"),
@@ -423,7 +430,7 @@ def test_a_trained_policy_as_the_rollout():
     candidate followed by that policy (greedy) in both seats."""
     state = _positions(n=8, seed=12)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", own_rollout="",
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="ppo-hollywood", own_rollout="", value="points",
                         base="ppo-hollywood")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
@@ -437,7 +444,8 @@ def test_the_own_seat_may_roll_out_with_another_policy():
     opponent's by ``rollout``."""
     state = _positions(n=8, seed=13)
     live = np.flatnonzero(~state.done)
-    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="simple", own_rollout="ppo-hollywood", base="ppo-hollywood")
+    agent = SearchAgent("hollywood", seed=5, worlds=2, rollout="simple", own_rollout="ppo-hollywood", base="ppo-hollywood",
+                        value="points")
     ev = agent.candidate_values(encode(state, games=live), state.legal_action_mask[live])
     assert ev.rows.size > 3
     _check_against_the_reference(ev, 2, SimpleBot("hollywood"), own=make_agent("ppo-hollywood", "hollywood"))

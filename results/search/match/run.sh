@@ -20,3 +20,7 @@ wait
 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7301 -q --out $OUT/vs_simple_7301 &
 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_7201 &
 wait
+# against hollywood on the default's deals (70.2%), and the shipped PPO against it (against the default: 48.0%)
+.venv/bin/hollywood evaluate $S hollywood --matches 400 --seed 7102 -q --out $OUT/vs_hollywood_7102 &
+.venv/bin/hollywood evaluate ppo-hollywood $S --matches 400 --seed 24003 -q --out $OUT/ppo_hollywood_vs_search_24003 &
+wait
