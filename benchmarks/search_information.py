@@ -140,8 +140,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=5)
     p.add_argument("--rules", default="gin-rummy-simple", help="rules preset of the hands (default gin-rummy-simple)")
     p.add_argument("--beliefs", default="truth,learned,heuristic,uniform", help="rows to play (comma-separated)")
-    p.add_argument("--knobs", default="", help="more search knobs for every row (default base=simple, prior=0), "
-                   "e.g. refine=0,base=marjj")
+    p.add_argument("--knobs", default="", help="more search knobs for every row (default base=simple, prior=0, "
+                   "confidence=0, value=points, simple alone in the rollouts), e.g. refine=0,base=marjj")
     p.add_argument("--moves", default="all,knocks,discards",
                    help="what is searched (comma-separated: all, knocks, discards)")
     p.add_argument("--belief-only", action="store_true", help="only the share of the opponent's cards the worlds find")
@@ -159,7 +159,7 @@ def main(argv=None) -> int:
     for belief in args.beliefs.split(","):
         for moves in args.moves.split(","):
             knobs = dict(worlds=args.worlds, moves=moves, prior=0.0, base="simple", rollout="simple", own_rollout="",
-                         belief="uniform" if belief == "truth" else belief)
+                         confidence=0.0, value="points", belief="uniform" if belief == "truth" else belief)
             knobs.update(parse_search_spec(args.knobs))
             agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)
             t0 = time.perf_counter()

@@ -186,6 +186,12 @@ def test_the_training_pipeline_end_to_end_on_a_few_bot_games(monkeypatch):
     assert report["all"]["learned"]["nll"] < report["all"]["uniform"]["nll"]
     assert 0 < report["all"]["learned"]["topk"] < 1
     assert "| all |" in bt.format_report(report)
+    # by stage of the hand: every measured decision in exactly one stage, the same beliefs
+    stages = report[bt.BY_STAGE]
+    assert set(stages) <= {name for name, _, _ in bt.STAGES} and "0" in stages
+    assert sum(s["uniform"]["decisions"] for s in stages.values()) == report["all"]["uniform"]["decisions"]
+    assert all(set(s) == set(report["all"]) for s in stages.values())
+    assert "| opponent's discards |" in bt.format_report(report)
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):

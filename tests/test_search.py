@@ -23,7 +23,7 @@ from agents.marjj import PatientBot
 from agents.matches import play_pairing
 from agents.paths import MODELS_DIR
 from agents.registry import AgentSpecError, make_agent
-from agents.search import SearchAgent, SearchConfig, parse_search_spec
+from agents.search import ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, default_config, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL
 from hollywood_env.observation import encode
@@ -326,9 +326,9 @@ def test_value_match_uses_equity_only_against_an_opponent_who_waits_for_gin():
 def test_value_auto_is_match_where_an_equity_model_fits_the_rules(tmp_path):
     hollywood = SearchAgent("hollywood", seed=0, value="auto", worlds=2)
     assert hollywood.config.value == "match" and hollywood.equity is not None
-    for rules in ("gin-rummy-simple", "gin-rummy"):  # one column: no equity model fits
+    for rules in ("gin-rummy-simple", "gin-rummy"):  # one column: no equity model fits, hands won count
         agent = SearchAgent(rules, seed=0, value="auto", worlds=2)
-        assert agent.config.value == "points" and agent.equity is None
+        assert agent.config.value == "win" and agent.equity is None
     missing = SearchAgent("hollywood", seed=0, value="auto", worlds=2, equity_file=str(tmp_path / "none.pt"))
     assert missing.config.value == "points"
     bad = tmp_path / "bad.pt"
@@ -383,8 +383,16 @@ def test_specs_and_knobs():
     agent = make_agent("search:worlds=8,belief=uniform", "gin-rummy")
     # (ppo-hollywood reads three columns, gin-rummy has one: the automatic base is the single-hand PPO)
     one_column = "ppo-gin-rummy-simple" if (MODELS_DIR / "ppo_gin_rummy_simple.pt").is_file() else "marjj"
-    # (and one column has no match equity: value=auto counts hand points)
-    assert agent.config == SearchConfig(worlds=8, belief="uniform", base=one_column, value="points")
+    # (and one-column rules have defaults of their own: hands won, no prior, a stricter gate, 256
+    # worlds, simple alone as the opponent model; knobs given explicitly override them)
+    assert agent.config == SearchConfig(worlds=8, belief="uniform", base=one_column, value="win", prior=0.0,
+                                        confidence=2.0, rollout="simple")
+    assert make_agent("search", "gin-rummy-simple").config.worlds == 256 == ONE_COLUMN_DEFAULTS["worlds"]
+    assert default_config("gin-rummy-simple") == replace(SearchConfig(), **ONE_COLUMN_DEFAULTS)
+    assert default_config("hollywood") == SearchConfig()
+    explicit = make_agent("search:value=points,prior=1,confidence=1.5,rollout=simple+patient", "gin-rummy").config
+    assert (explicit.value, explicit.prior, explicit.confidence, explicit.rollout, explicit.worlds) == \
+        ("points", 1.0, 1.5, "simple+patient", 256)
     # the default belief is the learned one when its model file is there, else the heuristic one
     default = make_agent("search", "hollywood").config
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")

@@ -43,6 +43,7 @@ from agents.matches import act
 from agents.registry import AgentSpecError, make_agent
 from experiments import arguments
 from hollywood_env import core
+from hollywood_env import observation as O
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, unseen_cards
 from hollywood_env.history import HISTORY_SIZE, encode_history
@@ -73,6 +74,9 @@ PAIRINGS = (
 )
 #: share of each pairing's games held out for the metrics
 HELD_OUT = 0.15
+#: stages of a hand for the metrics, by the number of cards the opponent has discarded so far
+#: (``(label, least, most)``): what can be read of its hand grows with what it has passed on
+STAGES = (("0", 0, 0), ("1-2", 1, 2), ("3-4", 3, 4), ("5-7", 5, 7), ("8+", 8, NUM_CARDS))
 
 
 @dataclass
@@ -269,6 +273,7 @@ def evaluate_beliefs(data: Samples, belief: LearnedBelief, seed: int = 1, heuris
         pick[rng.permutation(rows)[:per_opponent]] = True
     kinds = ("learned", "learned (no history)", "heuristic", "uniform")
     probs = {k: np.zeros((ho.size, NUM_CARDS)) for k in kinds}
+    opp_discards = np.zeros(ho.size, dtype=np.int64)  # the opponent's discards this hand, per row
     for r_id, preset in enumerate(data.presets):
         rules = resolve_rules(preset)
         in_preset = np.flatnonzero(rules_ho == r_id)  # held-out rows of this preset, in order
@@ -277,6 +282,7 @@ def evaluate_beliefs(data: Samples, belief: LearnedBelief, seed: int = 1, heuris
             li = local[i:i + 2048]
             r = in_preset[li]
             oo, mm, hh = data.obs[preset][li], data.masks[preset][li], data.history[preset][li]
+            opp_discards[r] = np.rint(oo[:, O.OPP_DISCARDED].sum(axis=1)).astype(np.int64)
             info = InfoSet.from_observation(oo, mm, rules)
             probs["learned"][r] = belief.probabilities(info, oo, hh)
             probs["learned (no history)"][r] = belief.probabilities(info, oo, None)
@@ -288,15 +294,38 @@ def evaluate_beliefs(data: Samples, belief: LearnedBelief, seed: int = 1, heuris
         if sel.any():
             out[name] = {k: metrics(p[sel], label[sel], unseen[sel]) for k, p in probs.items()}
     out["all"] = {k: metrics(p[pick], label[pick], unseen[pick]) for k, p in probs.items()}
+    stages = {}
+    for name, least, most in STAGES:
+        sel = pick & (opp_discards >= least) & (opp_discards <= most)
+        if sel.any():
+            stages[name] = {k: metrics(p[sel], label[sel], unseen[sel]) for k, p in probs.items()}
+    out[BY_STAGE] = stages
     return out
+
+
+#: the key of :func:`evaluate_beliefs`' report that holds the metrics by stage of the hand
+BY_STAGE = "by opponent discards"
 
 
 def format_report(report: dict) -> str:
     """Markdown tables of :func:`evaluate_beliefs`' report."""
     lines = ["| opponent | decisions | belief | NLL per card | top-k share |", "|---|---:|---|---:|---:|"]
     for name, by_belief in report.items():
+        if name == BY_STAGE:
+            continue
         for k, m in by_belief.items():
             lines.append(f"| {name} | {m['decisions']} | {k} | {m['nll']:.4f} | {100 * m['topk']:.1f}% |")
+    stages = report.get(BY_STAGE, {})
+    if stages:
+        kinds = list(next(iter(stages.values())))
+        lines += ["", "Top-k share by stage of the hand (all held-out decisions, by the number of cards the "
+                  "opponent has discarded this hand):", "",
+                  "| opponent's discards | decisions | " + " | ".join(kinds) + " |",
+                  "|---|---:|" + "---:|" * len(kinds)]
+        for stage, by_belief in stages.items():
+            first = next(iter(by_belief.values()))
+            lines.append(f"| {stage} | {first['decisions']} | "
+                         + " | ".join(f"{100 * m['topk']:.1f}%" for m in by_belief.values()) + " |")
     lines += ["", "Reliability of the learned belief (all held-out decisions, unseen cards):", "",
               "| predicted | cards | mean predicted | observed |", "|---|---:|---:|---:|"]
     for b, count, pred, obs in report["all"]["learned"]["reliability"]:

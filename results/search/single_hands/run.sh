@@ -4,13 +4,16 @@
 # Usage: results/search/single_hands/run.sh
 set -e
 cd "$(dirname "$0")/../../.."
+# the Hollywood defaults of the search, spelled out (one-column rules have defaults of their own since,
+# agents.search.ONE_COLUMN_DEFAULTS): the rows "def" and "default_pool*" were made with these
+OLD="worlds=64,prior=1,confidence=1.5,value=points"
 OUT=results/search/single_hands
 B="search:base=ppo-gin-rummy-simple,value=win,rollout=simple,own_rollout="
 ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" simple --rules gin-rummy-simple --hands $3 --reward hands \
   --seed $4 -q --out $OUT/$5; }
 (ev 0 ppo-gin-rummy-simple 2000 4101 ppo; ev 0 "$B,prior=0.05,confidence=0" 2000 4101 v1
  ev 0 "$B,prior=0,confidence=1" 2000 4101 v1c1; ev 0 "$B,prior=0,confidence=2" 2000 4101 v1c2
- ev 0 search:rollout=simple,own_rollout= 2000 4101 def) &
+ ev 0 "search:rollout=simple,own_rollout=,$OLD" 2000 4101 def) &
 (ev 1 "$B,prior=0,confidence=1,worlds=128" 2000 4101 v3; ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4101 v5
  ev 1 "$B,prior=0,confidence=2,worlds=128" 2000 4202 v5s4202; ev 1 ppo-gin-rummy-simple 2000 4202 ppos4202) &
 wait
@@ -24,10 +27,17 @@ ev 0 "$B0,own_rollout=ppo-gin-rummy-simple,worlds=32" 400 4101 own_rollout_400
 ev 1 "$B,prior=0,confidence=2,worlds=128,moves=knocks" 2000 4101 v5knocks
 ev 1 "$B,prior=0,confidence=3,worlds=128" 2000 4101 v5c3
 ev 1 "$B,prior=0,confidence=2,worlds=256" 2000 4101 v6
-ev 1 search 2000 4101 default_pool
+ev 1 "search:rollout=simple+patient,$OLD" 2000 4101 default_pool
 ev 0 ppo-gin-rummy-simple 2000 4303 ppos4303
 (ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4202 v6s4202; ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4303 v6s4303) &
-(ev 1 search 2000 4202 default_pool_s4202; ev 1 search 2000 4303 default_pool_s4303) &
+(ev 1 "search:rollout=simple+patient,$OLD" 2000 4202 default_pool_s4202
+ ev 1 "search:rollout=simple+patient,$OLD" 2000 4303 default_pool_s4303) &
 wait
 # twice the worlds again, on the seed where 256 worlds won least
 ev 0 "$B,prior=0,confidence=2,worlds=512" 2000 4202 v7s4202
+# two more seeds of the 256-world spec (the one-column defaults since), its base alone and the
+# Hollywood defaults on the same deals
+(ev 0 ppo-gin-rummy-simple 2000 4404 ppos4404; ev 0 "search:rollout=simple+patient,$OLD" 2000 4404 default_pool_s4404
+ ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4404 v6s4404) &
+(ev 1 "$B,prior=0,confidence=2,worlds=256" 2000 4505 v6s4505; ev 1 ppo-gin-rummy-simple 2000 4505 ppos4505) &
+wait
