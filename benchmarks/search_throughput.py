@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from agents.bots import SimpleBot  # noqa: E402
-from agents.search import SearchAgent  # noqa: E402
+from agents.search import SearchAgent, SearchConfig  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 
@@ -57,7 +57,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="fewer positions")
     p.add_argument("--worlds", default="8,32,64,128", help="comma-separated budgets (worlds per decision)")
-    p.add_argument("--rollout", default="simple", help="rollout bot (default simple)")
+    p.add_argument("--rollout", default=SearchConfig.rollout,
+                   help=f"the opponent models of the rollouts (default {SearchConfig.rollout}, the agent's default; "
+                        "simple: the faster single model)")
     args = p.parse_args(argv)
     n = 128 if args.quick else 512
     obs, masks = positions(n)
