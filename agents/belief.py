@@ -190,12 +190,17 @@ class BeliefNet(nn.Module):
         self.mix = nn.ModuleList([nn.Linear(2 * self.hidden, self.hidden) for _ in range(self.layers - 1)])
         self.out = nn.Linear(self.hidden, 1)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def card_embeddings(self, x: torch.Tensor) -> torch.Tensor:
+        """``(N, 52, hidden)``: layer one, each card's embedding of its own neighbourhood."""
         planes, glob = _split_inputs(x)
         n = planes.shape[0]
         others = planes.sum(dim=2, keepdim=True) - planes
         h = self.run(planes) + self.same_rank(others) + self.rank_bias + self.scalars(glob)[:, :, None, None]
-        h = torch.relu(h).reshape(n, self.hidden, NUM_CARDS).transpose(1, 2)  # (N, 52, hidden)
+        return torch.relu(h).reshape(n, self.hidden, NUM_CARDS).transpose(1, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.shape[0]
+        h = self.card_embeddings(x)
         for layer in self.mix:
             ctx = h.mean(dim=1, keepdim=True).expand_as(h)
             h = torch.relu(layer(torch.cat([h, ctx], dim=2)))

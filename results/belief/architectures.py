@@ -36,16 +36,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.belief import (  # noqa: E402
-    CARD_PLANES,
-    GLOBALS,
-    INPUT_SIZE,
-    RANK_WINDOW,
-    BeliefNet,
-    _split_inputs,
-    default_belief_path,
-    load_belief,
-)
+from agents.belief import INPUT_SIZE, BeliefNet, default_belief_path, load_belief  # noqa: E402
 from experiments.training.belief_train import collect  # noqa: E402
 from hollywood_env.cards import NUM_CARDS  # noqa: E402
 from hollywood_env.history import HISTORY_SIZE  # noqa: E402
@@ -61,14 +52,11 @@ class FlatMLP(nn.Module):
         return self.f(x)
 
 
-class AttentionNet(nn.Module):
+class AttentionNet(BeliefNet):
+    """``BeliefNet``'s first layer, then transformer blocks over the 52 card embeddings."""
+
     def __init__(self, hidden: int = 64, blocks: int = 2, heads: int = 4):
-        super().__init__()
-        self.hidden = hidden
-        self.run = nn.Conv2d(CARD_PLANES, hidden, kernel_size=(1, 2 * RANK_WINDOW + 1), padding=(0, RANK_WINDOW))
-        self.same_rank = nn.Conv2d(CARD_PLANES, hidden, kernel_size=1, bias=False)
-        self.rank_bias = nn.Parameter(torch.zeros(1, hidden, 1, 13))
-        self.scalars = nn.Linear(GLOBALS, hidden, bias=False)
+        super().__init__(hidden, layers=1)
         self.blocks = nn.ModuleList([nn.TransformerEncoderLayer(hidden, heads, 2 * hidden, dropout=0.0,
                                                                 batch_first=True, norm_first=True)
                                      for _ in range(blocks)])
@@ -76,14 +64,10 @@ class AttentionNet(nn.Module):
         self.out = nn.Linear(hidden, 1)
 
     def forward(self, x):
-        planes, glob = _split_inputs(x)
-        n = planes.shape[0]
-        others = planes.sum(dim=2, keepdim=True) - planes
-        h = self.run(planes) + self.same_rank(others) + self.rank_bias + self.scalars(glob)[:, :, None, None]
-        h = torch.relu(h).reshape(n, self.hidden, NUM_CARDS).transpose(1, 2)
+        h = self.card_embeddings(x)
         for block in self.blocks:
             h = block(h)
-        return self.out(self.norm(h)).reshape(n, NUM_CARDS)
+        return self.out(self.norm(h)).reshape(x.shape[0], NUM_CARDS)
 
 
 NETWORKS = {"card": lambda: BeliefNet(64, 3), "flat": FlatMLP, "attention": AttentionNet}
