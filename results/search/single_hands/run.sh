@@ -41,3 +41,6 @@ ev 0 "$B,prior=0,confidence=2,worlds=512" 2000 4202 v7s4202
  ev 0 "$B,prior=0,confidence=2,worlds=256" 2000 4404 v6s4404) &
 (ev 1 "$B,prior=0,confidence=2,worlds=256" 2000 4505 v6s4505; ev 1 ppo-gin-rummy-simple 2000 4505 ppos4505) &
 wait
+# the heuristic belief at the one-column defaults, on the deals of the learned one's 256-world runs
+ev 0 search:belief=heuristic 2000 4101 heuristic_s4101
+ev 0 search:belief=heuristic 2000 4202 heuristic_s4202
