@@ -15,15 +15,14 @@ core engine: no Python loop over games, moves or worlds.
 knob               meaning (default)
 =================  =============================================================================
 ``worlds``         kept worlds per decision (64; 256 on one-column rules, below); every
-                   candidate is rolled out in the *same*
-                   worlds (common random numbers: with a deterministic rollout policy the
-                   difference between two moves in a world is due to the moves alone)
+                   candidate is rolled out in the *same* worlds (common random numbers: with a
+                   deterministic rollout policy the difference between two moves in a world is
+                   due to the moves alone)
 ``rollout``        the policy that plays both seats after the move (``simple+patient``, with
                    ``own_rollout=simple``: the opponent's seat only; ``simple`` on one-column
-                   rules): ``simple`` (fast,
-                   deterministic, read straight from the state), ``patient`` (``simple``'s
-                   discards, ``marjj``'s upcards and knocks: it waits for gin after its first
-                   turns; :class:`agents.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
+                   rules): ``simple`` (fast, deterministic, read straight from the state),
+                   ``patient`` (``simple``'s discards, ``marjj``'s upcards and knocks: it waits
+                   for gin after its first turns; :class:`agents.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
                    ``marjj`` or ``random``, or a trained policy as for ``base`` (a shipped
                    model, ``ppo:PATH``, ``dqn:PATH``; greedy, about 20 times the cost of
                    ``simple`` per step). A rollout by the base policy itself values each move
@@ -74,11 +73,11 @@ knob               meaning (default)
                    (1.5; 0.0: by its mean alone); the winner is the candidate of the highest lower
                    bound (with several opponent models: the highest of the least lower bound over
                    the models; 2.0 on one-column rules). A strong base policy loses less to
-                   rollout noise this way: of ten
-                   noisy candidates the best-looking one is often only lucky
+                   rollout noise this way: of ten noisy candidates the best-looking one is
+                   often only lucky
 ``value``          ``auto`` (default): ``match`` on Hollywood matches, ``win`` on one-column
-                   rules (below); ``points``: signed hand points of the hand being played (the rollout stops at
-                   the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
+                   rules (below); ``points``: signed hand points of the hand being played (the
+                   rollout stops at the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
                    the hand win rate, for single hands; ``prior`` is then in those units);
                    ``sheet``: the change of the scoresheet total difference; ``equity``: the
                    change of the viewer's match-win equity, in percentage points

@@ -77,6 +77,8 @@ HELD_OUT = 0.15
 #: stages of a hand for the metrics, by the number of cards the opponent has discarded so far
 #: (``(label, least, most)``): what can be read of its hand grows with what it has passed on
 STAGES = (("0", 0, 0), ("1-2", 1, 2), ("3-4", 3, 4), ("5-7", 5, 7), ("8+", 8, NUM_CARDS))
+#: the key of :func:`evaluate_beliefs`' report that holds the metrics by stage (not an opponent's name)
+BY_STAGE = "by opponent discards"
 
 
 @dataclass
@@ -301,10 +303,6 @@ def evaluate_beliefs(data: Samples, belief: LearnedBelief, seed: int = 1, heuris
             stages[name] = {k: metrics(p[sel], label[sel], unseen[sel]) for k, p in probs.items()}
     out[BY_STAGE] = stages
     return out
-
-
-#: the key of :func:`evaluate_beliefs`' report that holds the metrics by stage of the hand
-BY_STAGE = "by opponent discards"
 
 
 def format_report(report: dict) -> str:
