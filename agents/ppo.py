@@ -81,6 +81,10 @@ class PPOConfig:
     expert: str | None = None
     expert_coef: float = 1.0
     expert_until: float = 0.5
+    # the share of the learner's positions the expert labels, chosen at random by the expert's own
+    # generator (the term averages over the labelled ones): labels cost a bot decision each, and
+    # half of them teach nearly as much at a lower rollout cost
+    expert_fraction: float = 1.0
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
@@ -132,6 +136,7 @@ class PPOConfig:
                                     ("max_grad_norm", 0.0, False, np.inf), ("target_kl", 0.0, False, np.inf)),
                       nullable=("target_kl",))
         check_expert_fields("ppo", self.expert, self.expert_coef, self.expert_until)
+        check_numbers("ppo", self, (("expert_fraction", 0.0, False, 1.0),))
         check_hidden("ppo", self.hidden)
         if self.encoder not in ENCODERS:
             raise ValueError(f"ppo.encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
@@ -155,7 +160,9 @@ class ShardBatch:
     ret: np.ndarray  # (n,) float32: advantage + value
     value: np.ndarray  # (n,) float32
     critic_obs: np.ndarray | None  # (n, 52) float32: the opponent's hand (privileged critic), else None
-    expert_action: np.ndarray | None  # (n,) int64: the expert's move in each position (when labelled), else None
+    # (n,) int64: the expert's move in each position, -1 where not labelled (ppo.expert_fraction);
+    # None without labels
+    expert_action: np.ndarray | None
     episode_returns: list[float]  # finished episodes against other opponents (not self-play)
     stats: object  # agents.trainutil.HollywoodStats
     n_learner: int  # learner decisions (trained on or not)
@@ -247,7 +254,12 @@ class PPOShard(Shard):
                     val_buf[t, rows] = value.cpu().numpy()
                 act_buf[t, rows] = a.numpy()
                 if expert_buf is not None:  # the expert reads the observation part of x only
-                    expert_buf[t, rows] = self.expert(x[:, :obs_size], m)
+                    if pc.expert_fraction < 1.0:  # a random share of the rows; -1: not labelled
+                        pick = self.expert.rng.random(rows.size) < pc.expert_fraction
+                        expert_buf[t, rows] = -1
+                        expert_buf[t, rows[pick]] = self.expert(x[pick, :obs_size], m[pick])
+                    else:
+                        expert_buf[t, rows] = self.expert(x[:, :obs_size], m)
                 return a.numpy()
 
             rew_buf[t] = 0.0
@@ -465,10 +477,19 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
                         loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
                         if b_expert is not None:  # imitation: the expert's move in the same position
                             target = b_expert[mb].to(device)
-                            expert_loss = -dist.log_prob(target).mean()
+                            if pc.expert_fraction < 1.0:  # only the labelled rows (target -1: none)
+                                labelled = target >= 0
+                                target = target[labelled]
+                                log_probs = dist.log_probs[labelled].gather(-1, target.unsqueeze(-1))
+                                expert_loss = -log_probs.mean() if target.numel() else torch.tensor(0.0)
+                                chosen = dist.logits[labelled].argmax(-1)
+                            else:
+                                expert_loss = -dist.log_prob(target).mean()
+                                chosen = dist.logits.argmax(-1)
                             loss = loss + expert_coef * expert_loss
-                            with torch.no_grad():
-                                agreement.append((dist.logits.argmax(-1) == target).float().mean().item())
+                            if target.numel():
+                                with torch.no_grad():
+                                    agreement.append((chosen == target).float().mean().item())
                         optimizer.zero_grad()
                         loss.backward()
                         nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)

@@ -142,11 +142,14 @@ def test_privileged_critic_run_trains_and_ships_a_public_policy(tmp_path):
     assert state.legal_action_mask[np.arange(16), a].all()
 
 
-def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path):
-    """With ``ppo.expert`` the learner's positions are labelled by the bot and the imitation term
-    pulls the policy toward it: agreement rises over a short run, then the term switches off."""
+@pytest.mark.parametrize("fraction", ["1.0", "0.5"])
+def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path, fraction):
+    """With ``ppo.expert`` the learner's positions are labelled by the bot (all of them, or a random
+    half) and the imitation term pulls the policy toward it: agreement rises over a short run, then
+    the term switches off."""
     cfg = tiny_config(tmp_path, "--ppo.expert", "simple", "--ppo.expert_coef", "5.0", "--ppo.expert_until", "0.75",
-                      "--total_steps", str(16 * 32 * 8), "--ppo.update_epochs", "4")
+                      "--total_steps", str(16 * 32 * 8), "--ppo.update_epochs", "4",
+                      "--ppo.expert_fraction", fraction)
     run, _ = run_training(cfg)
     lines = read_metrics(run)
     agreement = [x.get("charts/expert_agreement") for x in lines]
@@ -154,6 +157,26 @@ def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path):
     assert [round(x["charts/expert_coef"], 6) for x in lines[:6]] == [5.0, 4.166667, 3.333333, 2.5, 1.666667,
                                                                       0.833333]
     assert agreement[5] > agreement[0] + 0.1
+
+
+def test_expert_fraction_labels_a_random_share_of_the_learners_positions(tmp_path):
+    """``ppo.expert_fraction``: about that share of the learner's positions carry the expert's move
+    (a legal one, the same the bot plays there), the rest -1; with 1.0 every position is labelled."""
+    from agents.ppo import PPOShard
+    from agents.trainutil import make_expert
+
+    for fraction, low, high in ((0.3, 0.25, 0.35), (1.0, 1.0, 1.0)):
+        cfg = tiny_config(tmp_path, "--ppo.expert", "simple", "--ppo.expert_fraction", str(fraction))
+        shard = PPOShard(cfg, 0)
+        batch = shard.collect(label=True)
+        labelled = batch.expert_action >= 0
+        assert low <= labelled.mean() <= high
+        assert np.all(batch.expert_action[~labelled] == -1)
+        rows = np.flatnonzero(labelled)
+        assert batch.mask[rows, batch.expert_action[rows]].all()
+        bot = make_expert("simple", cfg.env.make_rules(), 0)
+        obs = batch.obs[rows, :shard.observation_size]
+        np.testing.assert_array_equal(bot(obs, batch.mask[rows]), batch.expert_action[rows])
 
 
 def test_expert_weight_schedule_and_bad_experts():
@@ -166,6 +189,9 @@ def test_expert_weight_schedule_and_bad_experts():
         PPOConfig(expert_until=0.0)
     with pytest.raises(ValueError, match="expert_coef must be a finite number"):
         PPOConfig(expert_coef=-1.0)
+    for bad in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="ppo.expert_fraction"):
+            PPOConfig(expert_fraction=bad)
     with pytest.raises(ValueError, match="must be a bot that plays from the observation"):
         make_expert("random", "hollywood", 0)
     with pytest.raises(ValueError, match="unknown agent 'marj'"):
