@@ -10,6 +10,9 @@ them instead:
 function                   what it computes, for one game
 =========================  =================================================================
 :func:`min_deadwood`       ``melds.min_deadwood_one``: the minimum deadwood of a hand mask
+:func:`min_deadwood_many`  ``melds.min_deadwood_batched``: the same for an array of hands (the
+                           one kernel here that serves batches: bots and planners call it on
+                           thousands of candidate hands per step)
 :func:`knock_discards`     ``melds.knock_discards_one``: the discards that leave a knock
 :func:`is_big_gin`         ``melds.is_big_gin_one``: 11 cards all melded
 :func:`deal_deck`          ``cards.deal_decks``: the card order of a seeded deal
@@ -63,7 +66,7 @@ from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, STOCK_START, UPCARD_POS
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
-__all__ = ["AVAILABLE", "jit", "min_deadwood", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
+__all__ = ["AVAILABLE", "jit", "min_deadwood", "min_deadwood_many", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
            "step_packed", "step_fields", "deal_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE",
            "packed_layout"]
 
@@ -158,6 +161,13 @@ def min_deadwood(mask: int) -> int:
                 if dw < best:
                     best = dw
     return best
+
+
+@_njit
+def min_deadwood_many(masks: np.ndarray, out: np.ndarray) -> None:
+    """``out[i] = min_deadwood(masks[i])`` for every hand of the ``int64`` array ``masks``."""
+    for i in range(masks.shape[0]):
+        out[i] = min_deadwood(masks[i])
 
 
 @_njit

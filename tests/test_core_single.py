@@ -17,11 +17,16 @@ def test_python_int_melds_equal_the_batched_functions():
     rng = np.random.default_rng(7)
     hands = random_hands(rng, 20_000)
     masks = np.array(hands, dtype=np.uint64)
-    assert [M.min_deadwood_one(h) for h in hands] == M.min_deadwood_masks(masks).tolist()
-    # min_deadwood_masks itself takes the Python-int path below SMALL_BATCH hands
-    expected = M.min_deadwood_masks(masks[:4000])
-    small = [M.min_deadwood_masks(masks[:4000][i:i + M.SMALL_BATCH - 1]) for i in range(0, 4000, M.SMALL_BATCH - 1)]
+    assert [M.min_deadwood_one(h) for h in hands] == M.min_deadwood_batched(masks).tolist()
+    # min_deadwood_batched itself takes the Python-int path below SMALL_BATCH hands
+    expected = M.min_deadwood_batched(masks[:4000])
+    small = [M.min_deadwood_batched(masks[:4000][i:i + M.SMALL_BATCH - 1]) for i in range(0, 4000, M.SMALL_BATCH - 1)]
     assert np.concatenate(small).tolist() == expected.tolist()
+    assert M.min_deadwood_batched(np.zeros(0, dtype=np.uint64)).shape == (0,)
+    # the public function (compiled with numba) gives the same numbers, whatever the array's shape
+    assert M.min_deadwood_masks(masks).tolist() == expected.tolist() + M.min_deadwood_batched(masks[4000:]).tolist()
+    strided = masks[:4000].reshape(40, 100)[:, ::2]
+    assert M.min_deadwood_masks(strided).tolist() == expected.reshape(40, 100)[:, ::2].reshape(-1).tolist()
     assert M.min_deadwood_masks(np.zeros(0, dtype=np.uint64)).shape == (0,)
     limits = rng.integers(0, 11, len(hands))
     # a random card (held or not) is not allowed, as after taking the discard
@@ -40,6 +45,9 @@ def test_compiled_melds_equal_the_python_int_melds():
     rng = np.random.default_rng(8)
     hands = random_hands(rng, 20_000)
     assert [kernels.min_deadwood(h) for h in hands] == [M.min_deadwood_one(h) for h in hands]
+    many = np.full(len(hands), -1, dtype=np.int64)
+    kernels.min_deadwood_many(np.array(hands, dtype=np.int64), many)
+    assert many.tolist() == M.min_deadwood_batched(np.array(hands, dtype=np.uint64)).tolist()
     limits = rng.integers(0, 11, len(hands)).tolist()
     allowed = [h & ~(1 << int(c)) for h, c in zip(hands, rng.integers(0, 52, len(hands)), strict=True)]
     got = [kernels.knock_discards(h, lim, a) for h, lim, a in zip(hands, limits, allowed, strict=True)]
