@@ -215,7 +215,7 @@ def test_never_uses_hidden_information(preset, reshuffle_hidden):
 
 
 def test_least_after_discard_equals_trying_every_discard():
-    from agents.marjj import least_after_discard
+    from agents.marjj import least_after_discard, least_after_discard_batched
 
     rng = np.random.default_rng(0)
     hands = []
@@ -229,4 +229,7 @@ def test_least_after_discard_equals_trying_every_discard():
         hands.append(cards_to_mask([int(c) for c in cards]))
     h = np.array(hands + [cards_to_mask(parse_cards("Ac 2c 3c 4c 5h 6h 7h 9s 9d 9h 9c"))], dtype=np.uint64)
     want = [min(M.min_deadwood_one(x & ~(1 << c)) for c in mask_to_cards(x)) for x in h.tolist()]
-    assert least_after_discard(h).tolist() == want
+    assert least_after_discard(h).tolist() == want  # compiled with numba
+    assert least_after_discard_batched(h).tolist() == want
+    empty = np.zeros(3, dtype=np.uint64)
+    assert least_after_discard(empty).tolist() == least_after_discard_batched(empty).tolist() == [10**6] * 3
