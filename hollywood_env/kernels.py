@@ -10,6 +10,7 @@ them instead:
 function                   what it computes, for one game
 =========================  =================================================================
 :func:`min_deadwood`       ``melds.min_deadwood_one``: the minimum deadwood of a hand mask
+:func:`min_deadwood_loose` the same, and the cards some minimum arrangement leaves loose
 :func:`min_deadwood_many`  ``melds.min_deadwood_batched``: the same for an array of hands (the
                            one kernel here that serves batches: bots and planners call it on
                            thousands of candidate hands per step)
@@ -66,9 +67,9 @@ from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, STOCK_START, UPCARD_POS
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
 from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
-__all__ = ["AVAILABLE", "jit", "min_deadwood", "min_deadwood_many", "knock_discards", "is_big_gin", "deal_deck", "step_simple",
-           "step_packed", "step_fields", "deal_packed", "packed_fields", "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE",
-           "packed_layout"]
+__all__ = ["AVAILABLE", "jit", "min_deadwood", "min_deadwood_loose", "min_deadwood_many", "knock_discards",
+           "is_big_gin", "deal_deck", "step_simple", "step_packed", "step_fields", "deal_packed", "packed_fields",
+           "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE", "packed_layout"]
 
 
 def _numba_njit():
@@ -161,6 +162,51 @@ def min_deadwood(mask: int) -> int:
                 if dw < best:
                     best = dw
     return best
+
+
+@_njit
+def min_deadwood_loose(mask: int) -> tuple[int, int]:
+    """``(deadwood, loose)``: the minimum deadwood of the hand ``mask`` (as :func:`min_deadwood`)
+    and the cards left as deadwood by at least one arrangement that reaches it (the union over
+    ``melds.min_arrangement_rows``' arrangements)."""
+    p0, p1, p2, p3 = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
+    total = _SV[p0] + _SV[p1] + _SV[p2] + _SV[p3]
+    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
+    four = p0 & p1 & p2 & p3
+    lows = [0, 0, 0]
+    n = 0
+    rest = three
+    while rest != 0 and n < 3:
+        low = rest & -rest
+        lows[n] = low
+        n += 1
+        rest ^= low
+    counts = [1, 1, 1]
+    values = [0, 0, 0]
+    for i in range(n):
+        low = lows[i]
+        r = 0
+        while (low >> r) != 1:
+            r += 1
+        values[i] = _RANK_V[r]
+        counts[i] = 6 if four & low else 2
+    best = total + 1
+    loose = 0
+    for c0 in range(counts[0]):
+        a0, a1, a2, a3, av = _set_choice(p0, p1, p2, p3, lows[0], values[0], (four & lows[0]) != 0, c0)
+        for c1 in range(counts[1]):
+            b0, b1, b2, b3, bv = _set_choice(p0, p1, p2, p3, lows[1], values[1], (four & lows[1]) != 0, c1)
+            for c2 in range(counts[2]):
+                d0, d1, d2, d3, dv = _set_choice(p0, p1, p2, p3, lows[2], values[2], (four & lows[2]) != 0, c2)
+                q0, q1 = p0 ^ (a0 | b0 | d0), p1 ^ (a1 | b1 | d1)
+                q2, q3 = p2 ^ (a2 | b2 | d2), p3 ^ (a3 | b3 | d3)
+                dw = total - av - bv - dv - _RV[q0] - _RV[q1] - _RV[q2] - _RV[q3]
+                if dw <= best:
+                    left = ((q0 & ~_RB[q0]) | ((q1 & ~_RB[q1]) << 13) | ((q2 & ~_RB[q2]) << 26)
+                            | ((q3 & ~_RB[q3]) << 39))
+                    loose = left if dw < best else loose | left
+                    best = dw
+    return best, loose
 
 
 @_njit

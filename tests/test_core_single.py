@@ -45,6 +45,17 @@ def test_compiled_melds_equal_the_python_int_melds():
     rng = np.random.default_rng(8)
     hands = random_hands(rng, 20_000)
     assert [kernels.min_deadwood(h) for h in hands] == [M.min_deadwood_one(h) for h in hands]
+    # the deadwood and the cards some minimum arrangement leaves loose, as min_arrangement_rows has them
+    masks = np.array(hands, dtype=np.uint64)
+    ar, sets, runs, dw = M.min_arrangement_rows(masks)
+    loose = np.zeros(len(hands), dtype=np.uint64)
+    np.bitwise_or.at(loose, ar, masks[ar] & ~(sets | runs))
+    best = np.zeros(len(hands), dtype=np.int64)
+    best[ar] = dw
+    got = [kernels.min_deadwood_loose(h) for h in hands]
+    assert [g[0] for g in got] == best.tolist()
+    assert [g[1] for g in got] == loose.astype(np.int64).tolist()
+    assert sum(bin(g[1]).count("1") < bin(h).count("1") for g, h in zip(got, hands, strict=True)) > 1000
     many = np.full(len(hands), -1, dtype=np.int64)
     kernels.min_deadwood_many(np.array(hands, dtype=np.int64), many)
     assert many.tolist() == M.min_deadwood_batched(np.array(hands, dtype=np.uint64)).tolist()
