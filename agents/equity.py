@@ -105,7 +105,7 @@ class HandOutcomes:
 
 
 #: the pairings whose first hands make the shipped model's outcome distribution
-DEFAULT_PAIRINGS = (("ppo-hollywood", "marjj"), ("ppo-hollywood", "simple"), ("ppo-hollywood", "hollywood"),
+DEFAULT_PAIRINGS = (("ppo-hollywood-v1", "marjj"), ("ppo-hollywood-v1", "simple"), ("ppo-hollywood-v1", "hollywood"),
                     ("marjj", "simple"), ("marjj", "hollywood"), ("simple", "hollywood"), ("simple", "simple"))
 
 

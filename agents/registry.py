@@ -352,8 +352,8 @@ register_prefix("search", "agents.search:search_agent_from_spec",
 from .paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
 
 #: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
-SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "dqn-hollywood": "dqn_hollywood",
-                  "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}
+SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "ppo-hollywood-v1": "ppo_hollywood_v1",
+                  "dqn-hollywood": "dqn_hollywood", "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}
 
 
 def _shipped_factory(short: str, description: str):
@@ -377,6 +377,8 @@ def _shipped_factory(short: str, description: str):
 
 
 _shipped_factory("ppo-hollywood", "the shipped PPO agent for Hollywood matches (models/ppo_hollywood.md)")
+_shipped_factory("ppo-hollywood-v1", "the first flagship PPO for Hollywood matches, the search agent's base "
+                 "(models/ppo_hollywood_v1.md)")
 _shipped_factory("dqn-hollywood", "the shipped DQN agent for Hollywood matches (models/dqn_hollywood.md)")
 _shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin-rummy-simple rules "
                  "(models/ppo_gin_rummy_simple.md)")

@@ -5,8 +5,8 @@ For each decision the agent draws worlds, full games consistent with what it has
 (:mod:`agents.belief`), plays each candidate move in every world and lets fast policies (bots)
 play both seats to the end of the hand: by default ``simple`` its own seat, and the opponent's
 seat once ``simple`` (who knocks as soon as it may) and once ``patient`` (who waits for gin), the
-two opponent models pooled. The move of the base policy (by default the shipped PPO
-agent) stands unless another candidate beats it clearly: by more than ``prior`` points and
+two opponent models pooled. The move of the base policy (by default a shipped PPO agent,
+``ppo-hollywood-v1``) stands unless another candidate beats it clearly: by more than ``prior`` points and
 ``confidence`` standard errors of the paired difference over the same worlds. All games of a
 call, all their candidate moves and all their worlds are stepped together in one batch of the
 core engine: no Python loop over games, moves or worlds.
@@ -45,10 +45,11 @@ knob               meaning (default)
                    the base policy here, a move is valued by how the agent will go on playing,
                    and the opponent is still played by the ``rollout`` model
 ``base``           the policy that makes the decisions not searched and whose move gets the prior:
-                   ``auto`` (default): the first shipped model of ``ppo-hollywood`` (three
-                   columns) and ``ppo-gin-rummy-simple`` (one) whose file is there and that
-                   reads these rules' observations, else ``marjj``; a bot (``marjj``: it
-                   waits for gin and undercuts), a shipped model (``ppo-hollywood``, ...) or a
+                   ``auto`` (default): the first shipped model of ``ppo-hollywood-v1`` (three
+                   columns; the search's figures were measured with it) and
+                   ``ppo-gin-rummy-simple`` (one) whose file is there and that reads these
+                   rules' observations, else ``marjj``; a bot (``marjj``: it waits for gin and
+                   undercuts), a shipped model (``ppo-hollywood``, ...) or a
                    checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
                    base bot's), ``knocks`` (knocks and discards; draws are the base bot's) or
@@ -212,7 +213,7 @@ _POLICY_PREFIXES = ("ppo:", "dqn:")
 #: ``base=auto``: the first of these that loads for the rules (a shipped model may be missing, or
 #: read another number of columns), the last a bot, which always does
 AUTO_BASE = "auto"
-AUTO_BASES = ("ppo-hollywood", "ppo-gin-rummy-simple", "marjj")
+AUTO_BASES = ("ppo-hollywood-v1", "ppo-gin-rummy-simple", "marjj")
 
 
 def _shipped_models() -> list[str]:

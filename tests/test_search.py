@@ -396,8 +396,8 @@ def test_specs_and_knobs():
     # the default belief is the learned one when its model file is there, else the heuristic one
     default = make_agent("search", "hollywood").config
     assert default.belief == ("learned" if default_belief_path().is_file() else "heuristic")
-    # and the default base the shipped PPO when its file is there (it reads these rules), else marjj
-    assert default.base == ("ppo-hollywood" if (MODELS_DIR / "ppo_hollywood.pt").is_file() else "marjj")
+    # and the default base the first shipped PPO when its file is there (it reads these rules), else marjj
+    assert default.base == ("ppo-hollywood-v1" if (MODELS_DIR / "ppo_hollywood_v1.pt").is_file() else "marjj")
     # and the default value match equity against a patient opponent when the equity model is there
     assert default.value == ("match" if EQUITY_FILE.is_file() else "points")
     assert replace(default, belief="auto", base="auto", value="auto") == SearchConfig()

@@ -1,5 +1,5 @@
 """Points per won hand by opponent: how often each bot's wins score 25 points or more (a gin or an
-undercut bonus), in 100 Hollywood matches against the shipped PPO (``ppo-hollywood``), deals from
+undercut bonus), in 100 Hollywood matches against the shipped PPO (``ppo-hollywood-v1``), deals from
 seed 555 on. The figures behind ``combine=sheet``'s 25-point line (docs/agents.md, "Search").
 
     .venv/bin/python results/search/combine/win_points.py > results/search/combine/win_points.md
@@ -18,7 +18,7 @@ n = 100
 print("| opponent | its won hands | mean points | median | share at 25 or more |\n|---|---:|---:|---:|---:|")
 for opp in ["simple", "neller", "hollywood", "marjj"]:
     state = core.init(n, rules, seed=np.arange(n) + 555)
-    me, other = make_agent("ppo-hollywood", rules, seed=1), make_agent(opp, rules, seed=2)
+    me, other = make_agent("ppo-hollywood-v1", rules, seed=1), make_agent(opp, rules, seed=2)
     wins = []  # the points of the opponent's (seat 1's) won hands
     while True:
         idx = np.flatnonzero(~(state.terminated | state.truncated))
@@ -29,7 +29,7 @@ for opp in ["simple", "neller", "hollywood", "marjj"]:
         for seat, policy in ((0, me), (1, other)):
             g = idx[cur == seat]
             if g.size:
-                a[g] = act(policy, opp if seat else "ppo-hollywood", state, g)
+                a[g] = act(policy, opp if seat else "ppo-hollywood-v1", state, g)
         core.step(state, a, games=idx)
         e = np.flatnonzero(state.hand_ended & (state.hand_kind != KIND_WALL) & (state.hand_winner == 1))
         wins += state.hand_points[e].tolist()

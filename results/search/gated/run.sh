@@ -3,11 +3,11 @@
 # against the three bots and against the PPO itself (400 matches each, one core per chain)
 set -e
 cd "$(dirname "$0")/../../.."
-S="search:base=ppo-hollywood,confidence=1.5,rollout=simple,own_rollout="
+S="search:base=ppo-hollywood-v1,confidence=1.5,rollout=simple,own_rollout="
 OUT=results/search/gated
 ev() { taskset -c $1 .venv/bin/hollywood evaluate "$2" $3 --matches 400 --seed $4 -q --out $OUT/$5; }
 (ev 0 "$S" simple 7101 vs_simple; ev 0 "$S" marjj 7103 vs_marjj) &
-(ev 1 "$S" hollywood 7102 vs_hollywood; ev 1 ppo-hollywood "$S" 24003 ppo_vs_search) &
+(ev 1 "$S" hollywood 7102 vs_hollywood; ev 1 ppo-hollywood-v1 "$S" 24003 ppo_vs_search) &
 wait
 # a second seed against simple (then the default spec, `search`, was the same agent as $S)
 .venv/bin/hollywood evaluate "$S" simple --matches 400 --seed 7201 -q --out $OUT/vs_simple_seed7201

@@ -22,7 +22,7 @@ wait
 wait
 # against hollywood on the default's deals (70.2%), and the shipped PPO against it (against the default: 48.0%)
 .venv/bin/hollywood evaluate $S hollywood --matches 400 --seed 7102 -q --out $OUT/vs_hollywood_7102 &
-.venv/bin/hollywood evaluate ppo-hollywood $S --matches 400 --seed 24003 -q --out $OUT/ppo_hollywood_vs_search_24003 &
+.venv/bin/hollywood evaluate ppo-hollywood-v1 $S --matches 400 --seed 24003 -q --out $OUT/ppo_hollywood_vs_search_24003 &
 wait
 # the shipped PPO against it on a second seed
-.venv/bin/hollywood evaluate ppo-hollywood $S --matches 400 --seed 24103 -q --out $OUT/ppo_hollywood_vs_search_24103
+.venv/bin/hollywood evaluate ppo-hollywood-v1 $S --matches 400 --seed 24103 -q --out $OUT/ppo_hollywood_vs_search_24103
