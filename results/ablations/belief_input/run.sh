@@ -1,5 +1,5 @@
 #!/bin/bash
-# The belief-input comparison: the flagship config (configs/ppo_hollywood.yaml: imitation of
+# The belief-input comparison: the first flagship config (configs/ppo_hollywood_v1.yaml: imitation of
 # marjj, then PPO) shortened to 64 updates (4.2M decisions stepped), trained twice side by side
 # on the same machine with the same training seed, one process and one core each (local
 # collector, one torch thread), the only difference ppo.belief_input: with it the network also
@@ -16,7 +16,7 @@ common="--seed $SEED --total_steps 4194304 --torch_threads 1 --collector.kind lo
   --log.checkpoint_every 16 --log.root runs/belief_input"
 core=0
 for b in false true; do
-  taskset -c $core .venv/bin/hollywood train configs/ppo_hollywood.yaml $common --ppo.belief_input $b \
+  taskset -c $core .venv/bin/hollywood train configs/ppo_hollywood_v1.yaml $common --ppo.belief_input $b \
     --log.name belief_$b > $OUT/train_belief_${b}_seed$SEED.log 2>&1 &
   core=$((1 - core))
 done

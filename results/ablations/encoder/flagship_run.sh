@@ -1,5 +1,5 @@
 #!/bin/bash
-# The card-plane encoder in the flagship recipe: configs/ppo_hollywood.yaml (imitation of marjj,
+# The card-plane encoder in the first flagship recipe: configs/ppo_hollywood_v1.yaml (imitation of marjj,
 # then PPO) shortened to 64 updates (4.2M decisions stepped), with ppo.encoder conv, exactly as
 # the MLP runs of results/ablations/belief_input/ (belief_false_seed*: the same config, flags and
 # seeds, the MLP encoder), training seeds 0 and 1 side by side, one process and one core each
@@ -13,7 +13,7 @@ common="--total_steps 4194304 --torch_threads 1 --collector.kind local
   --league.snapshot_every 8 --eval.every 32 --eval.pairs 50 --eval.bots simple
   --log.checkpoint_every 16 --log.root runs/encoder_flagship --ppo.encoder conv"
 seed=${1:?usage: flagship_run.sh SEED [CORE]}; core=${2:-0}
-taskset -c $core .venv/bin/hollywood train configs/ppo_hollywood.yaml $common --seed $seed \
+taskset -c $core .venv/bin/hollywood train configs/ppo_hollywood_v1.yaml $common --seed $seed \
   --log.name conv_flagship > $OUT/train_conv_flagship_seed$seed.log 2>&1
 run=$(ls -d runs/encoder_flagship/conv_flagship__${seed}__* | tail -1)
 mkdir -p $OUT/conv_flagship_seed$seed
