@@ -65,7 +65,7 @@ import numpy as np
 from .actions import BIG_GIN, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, PHASE_DISCARD, PHASE_DRAW, PHASE_FIRST_UPCARD, TAKE_DISCARD
 from .cards import CARD_VALUES, NUM_CARDS, RANK_VALUES, STOCK_START, UPCARD_POS
 from .history import EVENT_DECLINE, EVENT_DISCARD, EVENT_TAKE, LOG_CAPACITY, NUM_EVENT_KINDS
-from .melds import RUN_BITS, RUN_VALUE, SUIT_VALUE
+from .suit_tables import RUN_BITS, RUN_VALUE, SUIT_VALUE
 
 __all__ = ["AVAILABLE", "jit", "min_deadwood", "min_deadwood_loose", "min_deadwood_many", "knock_discards",
            "is_big_gin", "deal_deck", "step_simple", "step_packed", "step_fields", "deal_packed", "packed_fields",

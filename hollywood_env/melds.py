@@ -30,6 +30,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from . import kernels
 from .cards import (
     CARD_BITS,
     CARD_VALUES,
@@ -41,25 +42,10 @@ from .cards import (
     mask_to_cards,
     masks_to_bools,
 )
+from .suit_tables import LOW_BIT_INDEX, RUN_BITS, RUN_VALUE, SUIT_BITS, SUIT_VALUE  # noqa: F401  (re-exported)
 
 U64 = np.uint64
-SUIT_BITS = 0x1FFF
 _SHIFTS = [U64(13 * s) for s in range(4)]
-
-# --- 13-bit suit tables --------------------------------------------------------------------
-_P = np.arange(8192, dtype=np.int64)
-_BITS = (_P[:, None] >> np.arange(13)) & 1
-#: value of the cards of a suit pattern
-SUIT_VALUE = (_BITS * RANK_VALUES).sum(axis=1).astype(np.int64)
-_SEG3 = _P & (_P >> 1) & (_P >> 2)
-#: the cards of a suit pattern that lie in a stretch of 3+ consecutive ranks
-RUN_BITS = ((_SEG3 | (_SEG3 << 1) | (_SEG3 << 2)) & SUIT_BITS).astype(np.int64)
-#: the value of those cards: the best a suit can meld in runs alone
-RUN_VALUE = SUIT_VALUE[RUN_BITS]
-#: index of the lowest set bit (for p > 0)
-LOW_BIT_INDEX = np.zeros(8192, dtype=np.int64)
-LOW_BIT_INDEX[1:] = np.array([(p & -p).bit_length() - 1 for p in range(1, 8192)])
-del _P, _BITS, _SEG3
 
 _SUIT_OF_CARD = np.arange(NUM_CARDS) // 13
 
@@ -190,8 +176,6 @@ def min_deadwood_masks(masks: np.ndarray) -> np.ndarray:
     With numba (the ``fast`` extra) one compiled loop over the hands
     (:func:`hollywood_env.kernels.min_deadwood_many`, 6-20x faster from 16 hands to 20,000),
     else :func:`min_deadwood_batched`: the same numbers, tested against each other."""
-    from . import kernels  # here, not at the top: the kernels read this module's tables
-
     m = np.ascontiguousarray(masks, dtype=np.uint64).reshape(-1)
     if kernels.AVAILABLE:
         out = np.empty(m.shape[0], dtype=np.int64)
