@@ -122,6 +122,43 @@ def _set_choice(p0, p1, p2, p3, low, value, four, c):
 
 
 @_njit
+def _set_slots(three, four):
+    """The ranks held 3+ times (``three``, at most three of them), lowest first, as three slots:
+    ``(low0, low1, low2, n0, n1, n2, value0, value1, value2)``, each slot's rank bit, number of set
+    choices (2, or 6 for a rank held 4 times, :func:`_set_choice`) and rank value; a missing rank
+    has one choice (no set)."""
+    lows = [0, 0, 0]
+    counts = [1, 1, 1]
+    values = [0, 0, 0]
+    n = 0
+    rest = three
+    while rest != 0 and n < 3:
+        low = rest & -rest
+        lows[n] = low
+        r = 0
+        while (low >> r) != 1:
+            r += 1
+        values[n] = _RANK_V[r]
+        counts[n] = 6 if four & low else 2
+        n += 1
+        rest ^= low
+    return lows[0], lows[1], lows[2], counts[0], counts[1], counts[2], values[0], values[1], values[2]
+
+
+@_njit
+def _set_combination(p0, p1, p2, p3, four, slots, k):
+    """Combination ``k`` (``0 <= k < n0 * n1 * n2``) of the slots' set choices: the cards it takes
+    out of suits 0..3 as sets, and their value."""
+    l0, l1, l2, n0, n1, n2, v0, v1, v2 = slots
+    c0 = k % n0
+    k //= n0
+    a0, a1, a2, a3, av = _set_choice(p0, p1, p2, p3, l0, v0, (four & l0) != 0, c0)
+    b0, b1, b2, b3, bv = _set_choice(p0, p1, p2, p3, l1, v1, (four & l1) != 0, k % n1)
+    d0, d1, d2, d3, dv = _set_choice(p0, p1, p2, p3, l2, v2, (four & l2) != 0, k // n1)
+    return a0 | b0 | d0, a1 | b1 | d1, a2 | b2 | d2, a3 | b3 | d3, av + bv + dv
+
+
+@_njit
 def min_deadwood(mask: int) -> int:
     """The minimum deadwood of the hand ``mask`` (up to 11 cards): every combination of set
     choices for the ranks held 3+ times (at most three such ranks), the rest of each suit melded
@@ -132,35 +169,13 @@ def min_deadwood(mask: int) -> int:
     if three == 0:
         return total - _RV[p0] - _RV[p1] - _RV[p2] - _RV[p3]
     four = p0 & p1 & p2 & p3
-    # the (up to three) ranks held 3+ times, lowest first; a missing one has a single choice
-    lows = [0, 0, 0]
-    n = 0
-    rest = three
-    while rest != 0 and n < 3:
-        low = rest & -rest
-        lows[n] = low
-        n += 1
-        rest ^= low
-    counts = [1, 1, 1]
-    values = [0, 0, 0]
-    for i in range(n):
-        low = lows[i]
-        r = 0
-        while (low >> r) != 1:
-            r += 1
-        values[i] = _RANK_V[r]
-        counts[i] = 6 if four & low else 2
+    slots = _set_slots(three, four)
     best = total
-    for c0 in range(counts[0]):
-        a0, a1, a2, a3, av = _set_choice(p0, p1, p2, p3, lows[0], values[0], (four & lows[0]) != 0, c0)
-        for c1 in range(counts[1]):
-            b0, b1, b2, b3, bv = _set_choice(p0, p1, p2, p3, lows[1], values[1], (four & lows[1]) != 0, c1)
-            for c2 in range(counts[2]):
-                d0, d1, d2, d3, dv = _set_choice(p0, p1, p2, p3, lows[2], values[2], (four & lows[2]) != 0, c2)
-                r0, r1, r2, r3 = a0 | b0 | d0, a1 | b1 | d1, a2 | b2 | d2, a3 | b3 | d3
-                dw = total - av - bv - dv - _RV[p0 ^ r0] - _RV[p1 ^ r1] - _RV[p2 ^ r2] - _RV[p3 ^ r3]
-                if dw < best:
-                    best = dw
+    for k in range(slots[3] * slots[4] * slots[5]):
+        r0, r1, r2, r3, v = _set_combination(p0, p1, p2, p3, four, slots, k)
+        dw = total - v - _RV[p0 ^ r0] - _RV[p1 ^ r1] - _RV[p2 ^ r2] - _RV[p3 ^ r3]
+        if dw < best:
+            best = dw
     return best
 
 
@@ -171,41 +186,18 @@ def min_deadwood_loose(mask: int) -> tuple[int, int]:
     ``melds.min_arrangement_rows``' arrangements)."""
     p0, p1, p2, p3 = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
     total = _SV[p0] + _SV[p1] + _SV[p2] + _SV[p3]
-    three = (p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1))
     four = p0 & p1 & p2 & p3
-    lows = [0, 0, 0]
-    n = 0
-    rest = three
-    while rest != 0 and n < 3:
-        low = rest & -rest
-        lows[n] = low
-        n += 1
-        rest ^= low
-    counts = [1, 1, 1]
-    values = [0, 0, 0]
-    for i in range(n):
-        low = lows[i]
-        r = 0
-        while (low >> r) != 1:
-            r += 1
-        values[i] = _RANK_V[r]
-        counts[i] = 6 if four & low else 2
+    slots = _set_slots((p0 & p1 & (p2 | p3)) | (p2 & p3 & (p0 | p1)), four)
     best = total + 1
     loose = 0
-    for c0 in range(counts[0]):
-        a0, a1, a2, a3, av = _set_choice(p0, p1, p2, p3, lows[0], values[0], (four & lows[0]) != 0, c0)
-        for c1 in range(counts[1]):
-            b0, b1, b2, b3, bv = _set_choice(p0, p1, p2, p3, lows[1], values[1], (four & lows[1]) != 0, c1)
-            for c2 in range(counts[2]):
-                d0, d1, d2, d3, dv = _set_choice(p0, p1, p2, p3, lows[2], values[2], (four & lows[2]) != 0, c2)
-                q0, q1 = p0 ^ (a0 | b0 | d0), p1 ^ (a1 | b1 | d1)
-                q2, q3 = p2 ^ (a2 | b2 | d2), p3 ^ (a3 | b3 | d3)
-                dw = total - av - bv - dv - _RV[q0] - _RV[q1] - _RV[q2] - _RV[q3]
-                if dw <= best:
-                    left = ((q0 & ~_RB[q0]) | ((q1 & ~_RB[q1]) << 13) | ((q2 & ~_RB[q2]) << 26)
-                            | ((q3 & ~_RB[q3]) << 39))
-                    loose = left if dw < best else loose | left
-                    best = dw
+    for k in range(slots[3] * slots[4] * slots[5]):
+        r0, r1, r2, r3, v = _set_combination(p0, p1, p2, p3, four, slots, k)
+        q0, q1, q2, q3 = p0 ^ r0, p1 ^ r1, p2 ^ r2, p3 ^ r3
+        dw = total - v - _RV[q0] - _RV[q1] - _RV[q2] - _RV[q3]
+        if dw <= best:
+            left = (q0 & ~_RB[q0]) | ((q1 & ~_RB[q1]) << 13) | ((q2 & ~_RB[q2]) << 26) | ((q3 & ~_RB[q3]) << 39)
+            loose = left if dw < best else loose | left
+            best = dw
     return best, loose
 
 
