@@ -82,8 +82,8 @@ class PPOConfig:
     expert_coef: float = 1.0
     expert_until: float = 0.5
     # the share of the learner's positions the expert labels, chosen at random by the expert's own
-    # generator (the term averages over the labelled ones): labels cost a bot decision each, and
-    # half of them teach nearly as much at a lower rollout cost
+    # generator (the term averages over the labelled ones): each label costs a bot decision, so a
+    # share below 1 makes the imitation phase's rollouts cheaper
     expert_fraction: float = 1.0
 
     def expert_weight(self, update: int, num_updates: int) -> float:
