@@ -6,8 +6,8 @@ For each decision the agent draws worlds, full games consistent with what it has
 play both seats to the end of the hand: by default ``simple`` its own seat, and the opponent's
 seat once ``simple`` (who knocks as soon as it may) and once ``patient`` (who waits for gin), the
 two opponent models pooled. The move of the base policy (by default a shipped PPO agent,
-``ppo-hollywood-v1``) stands unless another candidate beats it clearly: by more than ``prior`` points and
-``confidence`` standard errors of the paired difference over the same worlds. All games of a
+``ppo-hollywood-v1``) stands unless another candidate beats it clearly: by more than ``prior``
+points and ``confidence`` standard errors of the paired difference over the same worlds. All games of a
 call, all their candidate moves and all their worlds are stepped together in one batch of the
 core engine: no Python loop over games, moves or worlds.
 
