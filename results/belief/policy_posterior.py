@@ -1,0 +1,229 @@
+"""How far a belief can go against a known opponent: the posterior given its exact policy.
+
+The learned belief (``models/belief_hollywood.pt``) finds about 40% of the opponent's unknown
+cards among its top-k. Is more in the information a player has? Against a bot whose policy is
+known exactly (``simple``, ``hollywood``, ``marjj`` are deterministic functions of what they
+see), the best any belief can do is the Bayesian posterior: every hand the opponent may hold,
+weighted by the chance that its policy, holding that hand, would have made the moves it made this
+hand. This script estimates that posterior by importance sampling and measures its top-k share on
+the same decisions as the learned belief.
+
+For each sampled viewer decision (the viewer ``--viewer``, the opponent ``--opponent``, first
+hands of Hollywood matches):
+
+1. *Worlds*: ``--worlds`` sets of the opponent's unknown cards, drawn
+   - ``uniform``: uniformly among the unseen cards (the prior: every deal is equally likely), or
+   - ``learned``: from the learned probabilities as independent cards, kept when their number is
+     right (the conditional Bernoulli distribution, whose density is known up to a constant, so
+     that dividing by it makes the estimate exact in the limit, as with ``uniform``).
+2. *Histories*: for each world, ``--paths`` rebuilt histories of the opponent's hand, backwards
+   from now: a card it discarded was in its hand before; a card it took from the pile was not; a
+   card it drew from the stock is one of the cards it held next that it had not taken from the
+   pile (``State.known``), chosen at random (every choice equally likely a priori, because every
+   stock order is). After both players pass the first upcard the engine makes the non-dealer's
+   draw itself: its pass is followed by an 11-card discard phase.
+3. *Likelihood*: each rebuilt hand is put into a copy of the real state of that earlier step
+   (``core.take``; every other field of it is public, so the opponent then saw exactly what the
+   copy shows it) and the opponent model is asked for its move. A world's weight is the mean over
+   its histories of the product over the opponent's moves of 1 (the model makes the move) or
+   ``--eps`` (it does not: room for noise). The model is a second copy of the opponent with
+   a generator of its own; the report gives the share of the opponent's real moves it makes.
+4. The posterior probability of a card is the weighted share of the worlds that hold it.
+
+Only the opponent's true hand is read as the label, and the real earlier states only to avoid
+replaying the hand. The report gives the top-k share by stage of the hand (the opponent's
+discards), for the learned belief and for each estimate of the posterior, and the effective
+number of worlds (``(sum w)^2 / sum w^2``).
+
+    .venv/bin/python results/belief/policy_posterior.py --opponent simple --games 300 --seed 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from agents.belief import LearnedBelief
+from agents.matches import act
+from agents.registry import make_agent
+from hollywood_env import core
+from hollywood_env.actions import DISCARD, DRAW_STOCK, KNOCK, TAKE_DISCARD
+from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
+from hollywood_env.determinize import InfoSet, opponent_hand_size, unseen_cards
+from hollywood_env.history import encode_history
+from hollywood_env.melds import popcount
+from hollywood_env.observation import encode
+from hollywood_env.rules import resolve_rules
+
+STAGES = (("0", 0, 0), ("1-2", 1, 2), ("3-4", 3, 4), ("5-7", 5, 7), ("8+", 8, 99), ("all", 0, 99))
+
+
+def topk_share(p: np.ndarray, label: np.ndarray, unseen: np.ndarray) -> float:
+    """Share of the opponent's unknown cards (``label``) among the k most probable unseen cards."""
+    k = int((label & unseen).sum())
+    order = np.argsort(-np.where(unseen, p, -np.inf), kind="stable")
+    return float((label & unseen)[order[:k]].sum() / max(k, 1))
+
+
+def play(viewer, viewer_spec, opponent, opponent_spec, model, rules, games, keep, rng, seed):
+    """First hands of ``games`` matches; returns the State before every step, the actions and
+    the recorded viewer decisions ``(step, game)``. The opponent sits in seat ``game % 2``. Also
+    the share of the opponent's moves that the model makes on the same states (1 for a
+    deterministic bot; ``marjj`` breaks ties at random)."""
+    state = core.init(games, rules, seed=seed)
+    opp_seat = (np.arange(games) % 2).astype(np.int64)
+    snaps, acts, records, agree = [], [], [], []
+    stopped = np.zeros(games, dtype=bool)
+    while True:
+        idx = np.flatnonzero(~(state.done | stopped))
+        if idx.size == 0:
+            break
+        snaps.append(core.take(state, np.arange(games)))
+        a = np.full(games, -1, dtype=np.int64)
+        on_opp = state.current_player[idx] == opp_seat[idx]
+        mine = idx[~on_opp]
+        if mine.size:
+            a[mine] = act(viewer, viewer_spec, state, mine)
+            records += [(len(snaps) - 1, int(g)) for g in mine[rng.random(mine.size) < keep]]
+        theirs = idx[on_opp]
+        if theirs.size:
+            a[theirs] = act(opponent, opponent_spec, state, theirs)
+            agree.append(act(model, opponent_spec, state, theirs) == a[theirs])
+        acts.append(a)
+        core.step(state, a, games=idx)
+        stopped |= state.hand_ended
+    return snaps, acts, records, opp_seat, float(np.concatenate(agree).mean())
+
+
+def rebuild_histories(hands: np.ndarray, snaps, acts, T: int, g: int, o: int, rng) -> list:
+    """The opponent's hand at each of its moves before step ``T`` in game ``g``, backwards from
+    ``hands (m,)`` (its hand at ``T``): a list of ``(step, hands (m,), action)``."""
+    H = hands.copy()
+    out = []
+    for t in range(T - 1, -1, -1):
+        if int(snaps[t].current_player[g]) != o:
+            continue
+        a = int(acts[t][g])
+        st = snaps[t]
+        if a < DRAW_STOCK:  # a discard or a knock: the card was in the hand
+            H = H | CARD_BITS[a - DISCARD if a < KNOCK else a - KNOCK]
+        elif a == TAKE_DISCARD:  # the top of the pile was not
+            H = H & ~CARD_BITS[int(st.pile[g, st.pile_size[g] - 1])]
+        elif a == DRAW_STOCK or int(popcount(H[:1])[0]) == 11:
+            # one card came from the stock: any card held next that was not taken from the pile
+            free = masks_to_bools(H & ~np.uint64(st.known[g, o]))
+            drawn = np.argmax(np.where(free, rng.random(free.shape), -1.0), axis=1)
+            H = H & ~CARD_BITS[drawn]
+        out.append((t, H.copy(), a))
+    return out
+
+
+def log_likelihood(model, spec, snaps, history, m: int, g: int, o: int, eps: float) -> np.ndarray:
+    """``(m,)``: the log of the product over the opponent's moves of 1 (the model makes it with
+    the rebuilt hand) or ``eps`` (it does not)."""
+    logw = np.zeros(m)
+    for (t, hands, a) in history:
+        expect = 11 if a < DRAW_STOCK else 10
+        if np.any(popcount(hands) != expect):
+            raise AssertionError(f"a rebuilt hand of step {t} does not hold {expect} cards")
+        sub = core.take(snaps[t], np.full(m, g))
+        sub.hands[:, o] = hands
+        sub.legal_action_mask[:] = core.legal_action_mask(sub)
+        ok = sub.legal_action_mask[:, a] & (act(model, spec, sub, np.arange(m)) == a)
+        logw += np.where(ok, 0.0, np.log(eps))
+    return logw
+
+
+def draw_worlds(kind: str, p: np.ndarray, unseen: np.ndarray, need: int, w: int, rng):
+    """``(chosen (w, 52) bool, log proposal density up to a constant (w,))``."""
+    if kind == "uniform":
+        keys = np.where(unseen[None, :], rng.random((w, NUM_CARDS)), np.inf)
+        chosen = np.zeros((w, NUM_CARDS), dtype=bool)
+        np.put_along_axis(chosen, np.argsort(keys, axis=1)[:, :need], True, axis=1)
+        return chosen, np.zeros(w)
+    pieces, have = [], 0
+    while have < w:
+        draw = (rng.random((8 * w, NUM_CARDS)) < p[None, :]) & unseen[None, :]
+        draw = draw[draw.sum(axis=1) == need]
+        pieces.append(draw)
+        have += draw.shape[0]
+    chosen = np.concatenate(pieces)[:w]
+    q = np.clip(p, 1e-9, 1 - 1e-9)
+    log_odds = np.where(unseen, np.log(q / (1 - q)), 0.0)
+    return chosen, chosen @ log_odds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--opponent", default="simple", help="the opponent, and its model")
+    ap.add_argument("--viewer", default="simple")
+    ap.add_argument("--games", type=int, default=300)
+    ap.add_argument("--keep", type=float, default=0.15, help="share of the viewer's decisions measured")
+    ap.add_argument("--worlds", type=int, default=2048)
+    ap.add_argument("--paths", type=int, default=8, help="rebuilt histories per world")
+    ap.add_argument("--eps", type=float, default=0.01)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", default=None, help="markdown file for the table")
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    rules = resolve_rules("hollywood")
+    belief = LearnedBelief.from_file()
+    viewer = make_agent(args.viewer, rules, seed=1)
+    opponent = make_agent(args.opponent, rules, seed=2)
+    model = make_agent(args.opponent, rules, seed=3)
+    t0 = time.perf_counter()
+    snaps, acts, records, opp_seat, agreement = play(viewer, args.viewer, opponent, args.opponent, model, rules, args.games,
+                                          args.keep, rng, args.seed)
+    kinds = ("uniform", "learned")
+    shares = {name: [] for name in ("learned belief",) + kinds}
+    ess = {k: [] for k in kinds}
+    stage = []
+    W, R = args.worlds, args.paths
+    for (T, g) in records:
+        s, o, gi = snaps[T], int(opp_seat[g]), np.array([g])
+        info = InfoSet.from_state(s, gi)
+        p = belief.probabilities(info, encode(s, games=gi), encode_history(s, games=gi))[0]
+        unseen = masks_to_bools(unseen_cards(info))[0]
+        label = masks_to_bools(s.hands[g, o:o + 1])[0] & unseen
+        known = np.uint64(info.opp_known[0])
+        need = int(opponent_hand_size(info)[0] - popcount(info.opp_known)[0])
+        shares["learned belief"].append(topk_share(p, label, unseen))
+        for kind in kinds:
+            chosen, logq = draw_worlds(kind, p, unseen, need, W, rng)
+            hands = np.bitwise_or.reduce(np.where(chosen, CARD_BITS[None, :], np.uint64(0)), axis=1) | known
+            history = rebuild_histories(np.repeat(hands, R), snaps, acts, T, g, o, rng)
+            logl = log_likelihood(model, args.opponent, snaps, history, W * R, g, o, args.eps)
+            logw = np.logaddexp.reduce(logl.reshape(W, R), axis=1) - np.log(R) - logq
+            w = np.exp(logw - logw.max())
+            ess[kind].append(w.sum() ** 2 / (w ** 2).sum())
+            post = (w[:, None] * chosen).sum(axis=0) / w.sum()
+            shares[kind].append(topk_share(np.where(unseen, post + 1e-6 * p, 0.0), label, unseen))
+        stage.append(int(popcount(s.discarded[gi, o])[0]))
+    stage = np.asarray(stage)
+    flags = [f"--{k} {v}" for k, v in vars(args).items() if k != "out" and v is not None]
+    lines = [f"`.venv/bin/python results/belief/policy_posterior.py {' '.join(flags)}`",
+             "",
+             f"{len(records)} decisions of `{args.viewer}` against `{args.opponent}` (first hands of {args.games} "
+             f"Hollywood matches); {W} worlds x {R} histories, eps {args.eps}; the model makes {agreement:.1%} of the "
+             f"opponent's moves; {time.perf_counter() - t0:.0f} s",
+             "",
+             "| opponent's discards | decisions | learned belief | posterior, uniform worlds | posterior, learned worlds |",
+             "|---|---:|---:|---:|---:|"]
+    for lab, lo, hi in STAGES:
+        m = (stage >= lo) & (stage <= hi)
+        if m.any():
+            cells = " | ".join(f"{np.mean(np.asarray(shares[k])[m]):.1%}" for k in shares)
+            lines.append(f"| {lab} | {int(m.sum())} | {cells} |")
+    lines += ["", "Effective worlds per decision (median): " + ", ".join(
+        f"{k} {np.median(ess[k]):.0f}" for k in kinds)]
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
