@@ -9,7 +9,10 @@ four ways, and with draws and knocks searched or not (``--moves``):
   experiment only, the agent never sees this in play; it bounds what a better belief could give;
 * ``learned``: the opponent's unknown cards drawn from the learned belief (agents/belief.py);
 * ``heuristic``: built-up hands ranked by the cards passed on;
-* ``uniform``: uniformly random opponent hands.
+* ``uniform``: uniformly random opponent hands;
+* ``posterior`` (not played unless named in ``--beliefs``): the posterior given ``simple``'s own
+  policy, an experiment that knows the opponent (``benchmarks/belief_posterior.py``): learned
+  proposals weighted by the likelihood of the opponent's moves this hand, then resampled.
 
 Prints hand win rates (walls excluded) with Wilson 95% intervals and the net points per hand.
 
@@ -32,18 +35,33 @@ import time  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
+from belief_posterior import draw_worlds, log_likelihood, rebuild_histories  # noqa: E402  (beside this file)
 
+from agents.belief import LearnedBelief  # noqa: E402
 from agents.bots import SimpleBot  # noqa: E402
 from agents.search import SearchAgent, candidates, parse_search_spec  # noqa: E402
 from experiments.evaluation.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import KIND_WALL  # noqa: E402
-from hollywood_env.cards import CARD_BITS, NUM_CARDS  # noqa: E402
+from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools  # noqa: E402
+from hollywood_env.determinize import consistent, opponent_hand_size, sample_worlds, unseen_cards  # noqa: E402
 from hollywood_env.history import encode_history  # noqa: E402
+from hollywood_env.melds import popcount  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 
 
-class TruthSearch(SearchAgent):
+class SearchedRows(SearchAgent):
+    """A search agent that notes which rows of a call it searches (``_searched``), for the
+    worlds of the experiments below."""
+
+    def candidate_values(self, obs, masks, history=None):
+        base = np.asarray(self._base(obs, masks))
+        rows, _ = candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base, self.config.moves)
+        self._searched = np.unique(rows)
+        return super().candidate_values(obs, masks, history)
+
+
+class TruthSearch(SearchedRows):
     """The search agent whose worlds hold the opponent's true hand (set ``truth`` = the real
     State and ``games`` = the rows' games before each call). For this experiment only."""
 
@@ -66,11 +84,49 @@ class TruthSearch(SearchAgent):
         worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
         return worlds
 
-    def candidate_values(self, obs, masks, history=None):
-        base = np.asarray(self._base(obs, masks))
-        rows, _ = candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base, self.config.moves)
-        self._searched = np.unique(rows)
-        return super().candidate_values(obs, masks, history)
+class PosteriorSearch(SearchedRows):
+    """The search agent whose worlds are resampled by the likelihood of the opponent's moves under
+    ``simple`` (set ``snaps``, ``acts`` (the real game so far), ``games`` and ``opp_seat`` before
+    each call). For this experiment only."""
+
+    oversample_posterior = 16
+    paths = 4
+    eps = 0.01
+
+    def _worlds(self, info, w, obs=None, history=None):
+        # proposals: the learned probabilities as independent cards, kept when their number is
+        # right (a density known up to a constant, divided out below); then w of them resampled
+        # by weight, and dealt into uniform worlds with the stock reshuffled
+        big_w = w * self.oversample_posterior
+        probs = self.learned.probabilities(info, obs, history)
+        unseen = masks_to_bools(unseen_cards(info))
+        need = opponent_hand_size(info) - popcount(info.opp_known)
+        games = self.games[self._searched]
+        T = len(self.snaps) - 1
+        opp_hands = []
+        for i, g in enumerate(games):
+            o = int(self.opp_seat[g])
+            chosen, logq = draw_worlds("learned", probs[i], unseen[i], int(need[i]), big_w, self.rng)
+            hands = np.bitwise_or.reduce(np.where(chosen, CARD_BITS[None, :], np.uint64(0)), axis=1) | info.opp_known[i]
+            hist = rebuild_histories(np.repeat(hands, self.paths), self.snaps, self.acts, T, int(g), o, self.rng)
+            logl = log_likelihood(self.model, "simple", self.snaps, hist, big_w * self.paths, int(g), o, self.eps)
+            logw = np.logaddexp.reduce(logl.reshape(big_w, self.paths), axis=1) - logq
+            p = np.exp(logw - logw.max())
+            opp_hands.append(hands[self.rng.choice(big_w, size=w, p=p / p.sum())])
+        worlds = sample_worlds(info, w, self.rng)
+        hands = np.concatenate(opp_hands)
+        worlds.hands[:, 1] = hands
+        free = masks_to_bools(np.repeat(unseen_cards(info), w) & ~hands)
+        keys = np.where(free, self.rng.random(free.shape), 2.0)
+        order = np.argsort(keys, axis=1)
+        rows = np.arange(worlds.batch_size)
+        for i in rows:  # the rest of the unseen cards, shuffled, are the stock
+            k = int(free[i].sum())
+            worlds.deck[i, worlds.stock_pos[i]:worlds.stock_pos[i] + k] = order[i, :k]
+        worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
+        if not consistent(worlds, info, w).all():
+            raise AssertionError("a posterior world is not consistent with what the viewer saw")
+        return worlds
 
 
 def play(agent, pairs: int, seed: int, rules: str = "gin-rummy-simple"):
@@ -81,18 +137,27 @@ def play(agent, pairs: int, seed: int, rules: str = "gin-rummy-simple"):
     done = np.zeros(2 * pairs, bool)
     result = np.zeros(2 * pairs)
     points = np.zeros(2 * pairs)
+    snaps, acts = [], []  # the real game so far, for the posterior's rebuilt histories
+    if isinstance(agent, PosteriorSearch):
+        agent.snaps, agent.acts, agent.opp_seat, agent.model = snaps, acts, 1 - a_seat, SimpleBot(rules)
+        agent.learned = LearnedBelief.from_file()
     while not done.all():
         idx = np.flatnonzero(~done)
+        if isinstance(agent, PosteriorSearch):
+            snaps.append(core.take(state, np.arange(2 * pairs)))
         on_a = state.current_player[idx] == a_seat[idx]
-        act = np.zeros(2 * pairs, dtype=np.int64)
+        act = np.full(2 * pairs, -1, dtype=np.int64)
         ia, ib = idx[on_a], idx[~on_a]
         if ia.size:
+            if isinstance(agent, SearchedRows):
+                agent.games = ia
             if isinstance(agent, TruthSearch):
-                agent.truth, agent.games = state, ia
+                agent.truth = state
             act[ia] = agent(encode(state, games=ia), state.legal_action_mask[ia],
                             history=encode_history(state, games=ia))
         if ib.size:
             act[ib] = opp(encode(state, games=ib), state.legal_action_mask[ib])
+        acts.append(act.copy())
         core.step(state, act, games=idx)
         e = np.flatnonzero(state.hand_ended & ~done)
         wall = state.hand_kind[e] == KIND_WALL
@@ -159,9 +224,11 @@ def main(argv=None) -> int:
     for belief in args.beliefs.split(","):
         for moves in args.moves.split(","):
             knobs = dict(worlds=args.worlds, moves=moves, prior=0.0, base="simple", rollout="simple", own_rollout="",
-                         confidence=0.0, value="points", belief="uniform" if belief == "truth" else belief)
+                         confidence=0.0, value="points",
+                         belief="uniform" if belief in ("truth", "posterior") else belief)
             knobs.update(parse_search_spec(args.knobs))
-            agent = (TruthSearch if belief == "truth" else SearchAgent)(args.rules, seed=1, **knobs)
+            kind = {"truth": TruthSearch, "posterior": PosteriorSearch}.get(belief, SearchAgent)
+            agent = kind(args.rules, seed=1, **knobs)
             t0 = time.perf_counter()
             result, points = play(agent, args.pairs, args.seed, args.rules)
             won, lost = int((result > 0).sum()), int((result < 0).sum())

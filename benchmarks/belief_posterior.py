@@ -35,7 +35,7 @@ replaying the hand. The report gives the top-k share by stage of the hand (the o
 discards), for the learned belief and for each estimate of the posterior, and the effective
 number of worlds (``(sum w)^2 / sum w^2``).
 
-    .venv/bin/python results/belief/policy_posterior.py --opponent simple --games 300 --seed 7
+    .venv/bin/python benchmarks/belief_posterior.py --opponent simple --games 300 --seed 7
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def main() -> None:
         stage.append(int(popcount(s.discarded[gi, o])[0]))
     stage = np.asarray(stage)
     flags = [f"--{k} {v}" for k, v in vars(args).items() if k != "out" and v is not None]
-    lines = [f"`.venv/bin/python results/belief/policy_posterior.py {' '.join(flags)}`",
+    lines = [f"`.venv/bin/python benchmarks/belief_posterior.py {' '.join(flags)}`",
              "",
              f"{len(records)} decisions of `{args.viewer}` against `{args.opponent}` (first hands of {args.games} "
              f"Hollywood matches); {W} worlds x {R} histories, eps {args.eps}; the model makes {agreement:.1%} of the "
