@@ -85,9 +85,11 @@ class TruthSearch(SearchedRows):
         return worlds
 
 class PosteriorSearch(SearchedRows):
-    """The search agent whose worlds are resampled by the likelihood of the opponent's moves under
-    ``simple`` (set ``snaps``, ``acts`` (the real game so far), ``games`` and ``opp_seat`` before
-    each call). For this experiment only."""
+    """The search agent whose worlds are drawn from the posterior given ``simple``'s policy:
+    learned proposals weighted by the likelihood of the opponent's moves this hand, resampled.
+    :func:`play` gives it the real game so far (``snaps``, ``acts``: the States before each step
+    and the actions, read for their public fields and the rebuilt opponent hands only), ``games``,
+    ``opp_seat``, the opponent model and the learned belief. For this experiment only."""
 
     oversample_posterior = 16
     paths = 4
