@@ -26,3 +26,5 @@ wait
 wait
 # the shipped PPO against it on a second seed
 .venv/bin/hollywood evaluate ppo-hollywood-v1 $S --matches 400 --seed 24103 -q --out $OUT/ppo_hollywood_vs_search_24103
+# a fourth seed against simple (the points default's deals of 7101: 79.5%)
+.venv/bin/hollywood evaluate $S simple --matches 400 --seed 7101 -q --out $OUT/vs_simple_7101
