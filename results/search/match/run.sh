@@ -28,3 +28,5 @@ wait
 .venv/bin/hollywood evaluate ppo-hollywood-v1 $S --matches 400 --seed 24103 -q --out $OUT/ppo_hollywood_vs_search_24103
 # a fourth seed against simple (the points default's deals of 7101: 79.5%)
 .venv/bin/hollywood evaluate $S simple --matches 400 --seed 7101 -q --out $OUT/vs_simple_7101
+# a second seed against hollywood (the points default's deals of 7202: 72.0%)
+.venv/bin/hollywood evaluate $S hollywood --matches 400 --seed 7202 -q --out $OUT/vs_hollywood_7202
