@@ -2,11 +2,11 @@
 
 The learned belief (``models/belief_hollywood.pt``) finds about 40% of the opponent's unknown
 cards among its top-k. Is more in the information a player has? Against a bot whose policy is
-known exactly (``simple``, ``hollywood``, ``marjj`` are deterministic functions of what they
-see), the best any belief can do is the Bayesian posterior: every hand the opponent may hold,
-weighted by the chance that its policy, holding that hand, would have made the moves it made this
-hand. This script estimates that posterior by importance sampling and measures its top-k share on
-the same decisions as the learned belief.
+known exactly (``simple`` and ``hollywood`` are deterministic functions of what they see;
+``marjj`` too, but for its random tie-breaks), the best any belief can do is the Bayesian
+posterior: every hand the opponent may hold, weighted by the chance that its policy, holding that
+hand, would have made the moves it made this hand. This script estimates that posterior by
+importance sampling and measures its top-k share on the same decisions as the learned belief.
 
 For each sampled viewer decision (the viewer ``--viewer``, the opponent ``--opponent``, first
 hands of Hollywood matches):
