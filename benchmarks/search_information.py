@@ -120,11 +120,9 @@ class PosteriorSearch(SearchedRows):
         worlds.hands[:, 1] = hands
         free = masks_to_bools(np.repeat(unseen_cards(info), w) & ~hands)
         keys = np.where(free, self.rng.random(free.shape), 2.0)
-        order = np.argsort(keys, axis=1)
-        rows = np.arange(worlds.batch_size)
-        for i in rows:  # the rest of the unseen cards, shuffled, are the stock
-            k = int(free[i].sum())
-            worlds.deck[i, worlds.stock_pos[i]:worlds.stock_pos[i] + k] = order[i, :k]
+        order = np.argsort(keys, axis=1)  # the rest of the unseen cards, shuffled, are the stock
+        r, c = np.nonzero(np.arange(NUM_CARDS)[None, :] < free.sum(axis=1)[:, None])
+        worlds.deck[r, worlds.stock_pos[r] + c] = order[r, c]
         worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
         if not consistent(worlds, info, w).all():
             raise AssertionError("a posterior world is not consistent with what the viewer saw")
