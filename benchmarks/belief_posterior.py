@@ -32,7 +32,8 @@ hands of Hollywood matches):
 
 Only the opponent's true hand is read as the label, and the real earlier states only to avoid
 replaying the hand. The report gives the top-k share by stage of the hand (the opponent's
-discards), for the learned belief and for each estimate of the posterior, and the effective
+discards), for the learned belief and for each estimate of the posterior, pooled over the
+decisions as ``hollywood belief evaluate`` pools it (``belief_train.metrics``), and the effective
 number of worlds (``(sum w)^2 / sum w^2``).
 
     .venv/bin/python benchmarks/belief_posterior.py --opponent simple --games 300 --seed 7
@@ -47,7 +48,8 @@ import numpy as np
 
 from agents.belief import LearnedBelief
 from agents.matches import act
-from agents.registry import make_agent
+from agents.registry import AgentSpecError, make_agent
+from experiments.training.belief_train import metrics
 from hollywood_env import core
 from hollywood_env.actions import DISCARD, DRAW_STOCK, KNOCK, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
@@ -58,13 +60,6 @@ from hollywood_env.observation import encode
 from hollywood_env.rules import resolve_rules
 
 STAGES = (("0", 0, 0), ("1-2", 1, 2), ("3-4", 3, 4), ("5-7", 5, 7), ("8+", 8, 99), ("all", 0, 99))
-
-
-def topk_share(p: np.ndarray, label: np.ndarray, unseen: np.ndarray) -> float:
-    """Share of the opponent's unknown cards (``label``) among the k most probable unseen cards."""
-    k = int((label & unseen).sum())
-    order = np.argsort(-np.where(unseen, p, -np.inf), kind="stable")
-    return float((label & unseen)[order[:k]].sum() / max(k, 1))
 
 
 def play(viewer, viewer_spec, opponent, opponent_spec, model, rules, games, keep, rng, seed):
@@ -167,17 +162,26 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", default=None, help="markdown file for the table")
     args = ap.parse_args()
+    for name in ("games", "worlds", "paths"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be a positive integer, got {getattr(args, name)}")
+    if not (0 < args.keep <= 1 and 0 < args.eps <= 1):
+        ap.error(f"--keep and --eps must lie in (0, 1], got {args.keep} and {args.eps}")
     rng = np.random.default_rng(args.seed)
     rules = resolve_rules("hollywood")
     belief = LearnedBelief.from_file()
-    viewer = make_agent(args.viewer, rules, seed=1)
-    opponent = make_agent(args.opponent, rules, seed=2)
-    model = make_agent(args.opponent, rules, seed=3)
+    try:
+        viewer = make_agent(args.viewer, rules, seed=1)
+        opponent = make_agent(args.opponent, rules, seed=2)
+        model = make_agent(args.opponent, rules, seed=3)
+    except AgentSpecError as e:
+        ap.error(str(e))
     t0 = time.perf_counter()
     snaps, acts, records, opp_seat, agreement = play(viewer, args.viewer, opponent, args.opponent, model, rules, args.games,
                                           args.keep, rng, args.seed)
     kinds = ("uniform", "learned")
-    shares = {name: [] for name in ("learned belief",) + kinds}
+    probs = {name: [] for name in ("learned belief",) + kinds}
+    labels, unseens = [], []
     ess = {k: [] for k in kinds}
     stage = []
     W, R = args.worlds, args.paths
@@ -189,7 +193,9 @@ def main() -> None:
         label = masks_to_bools(s.hands[g, o:o + 1])[0] & unseen
         known = np.uint64(info.opp_known[0])
         need = int(opponent_hand_size(info)[0] - popcount(info.opp_known)[0])
-        shares["learned belief"].append(topk_share(p, label, unseen))
+        probs["learned belief"].append(p)
+        labels.append(label)
+        unseens.append(unseen)
         for kind in kinds:
             chosen, logq = draw_worlds(kind, p, unseen, need, W, rng)
             hands = np.bitwise_or.reduce(np.where(chosen, CARD_BITS[None, :], np.uint64(0)), axis=1) | known
@@ -199,9 +205,11 @@ def main() -> None:
             w = np.exp(logw - logw.max())
             ess[kind].append(w.sum() ** 2 / (w ** 2).sum())
             post = (w[:, None] * chosen).sum(axis=0) / w.sum()
-            shares[kind].append(topk_share(np.where(unseen, post + 1e-6 * p, 0.0), label, unseen))
+            probs[kind].append(np.where(unseen, post + 1e-6 * p, 0.0))  # ties: the learned order
         stage.append(int(popcount(s.discarded[gi, o])[0]))
     stage = np.asarray(stage)
+    probs = {k: np.asarray(v) for k, v in probs.items()}
+    labels, unseens = np.asarray(labels), np.asarray(unseens)
     flags = [f"--{k} {v}" for k, v in vars(args).items() if k != "out" and v is not None]
     lines = [f"`.venv/bin/python benchmarks/belief_posterior.py {' '.join(flags)}`",
              "",
@@ -214,7 +222,7 @@ def main() -> None:
     for lab, lo, hi in STAGES:
         m = (stage >= lo) & (stage <= hi)
         if m.any():
-            cells = " | ".join(f"{np.mean(np.asarray(shares[k])[m]):.1%}" for k in shares)
+            cells = " | ".join(f"{metrics(probs[k][m], labels[m], unseens[m])['topk']:.1%}" for k in probs)
             lines.append(f"| {lab} | {int(m.sum())} | {cells} |")
     lines += ["", "Effective worlds per decision (median): " + ", ".join(
         f"{k} {np.median(ess[k]):.0f}" for k in kinds)]
