@@ -143,6 +143,10 @@ PRESETS: dict[str, dict[str, Any]] = {
                              shutout="double_game_bonus", next_dealer="winner"),
     "gin-rummy": dict(columns=1, target=100, game_bonus=100, box_bonus=25),
     "gin-rummy-simple": dict(columns=1, game_bonus=0, box_bonus=0, next_dealer="alternate"),
+    # the EAAI Gin Rummy challenge's game to 100: the knocker lays out the melds of its choice,
+    # so a knocker that chooses well leaves the defender the fewest lay-offs
+    "eaai": dict(columns=1, target=100, game_bonus=0, box_bonus=0, next_dealer="alternate",
+                 knocker_arrangement="fewest_layoffs"),
     "oklahoma": dict(oklahoma=True, columns=1, target=150),
     "straight-gin": dict(straight_gin=True),
 }
