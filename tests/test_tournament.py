@@ -227,3 +227,22 @@ def test_cli_passthrough_commands(monkeypatch):
     assert main(["fake", "--x", "1", "cfg.yaml"]) == 0
     assert seen == [["--x", "1", "cfg.yaml"]]
     assert "train" in cli.PASSTHROUGH and "reproduce" in cli.PASSTHROUGH
+
+
+def test_one_column_rules_headline_games_to_the_target_and_split_the_hands():
+    s, r = evaluate("marjj", "simple", "eaai", matches=12, seed=3, n_boot=100)
+    m = s["metrics"]
+    assert "game_win_rate" not in m  # one column: the match is the game
+    text = format_summary(s)
+    first_row = text.split("|---|---|---|---|")[1].strip().splitlines()[0]
+    assert first_row.startswith("| games won (to 100) |") and "12 games to 100" in text
+    assert "match win rate" not in text
+    # every decided hand a player won is a knock won, a gin or an undercut
+    for side, other in (("a", "b"), ("b", "a")):
+        won = (m[f"{side}_knock_win_rate"]["value"] + m[f"{side}_gin_rate"]["value"]
+               + m[f"{side}_undercut_rate"]["value"])
+        hands = r.a_hands.sum() if side == "a" else r.b_hands.sum()
+        assert won == pytest.approx(hands / s["hands_decided"])
+    t = round_robin(["simple", "marjj"], "eaai", n_pairs=4, seed=1)
+    out = format_tournament(summarize_tournament(t, n_boot=50, n_boot_ratings=50))
+    assert "games won to 100 by the row agent" in out and "net points per decided hand of the row agent" in out

@@ -7,10 +7,15 @@
 metric                   definition (from A's side unless named ``b_``)           interval
 =======================  ======================================================  ================
 ``match_win_rate``       matches won (a draw counts 1/2) / completed matches      Wilson
+                         (one-column rules: a match is one game to the target,
+                         so this is the share of games won, the headline)
 ``match_score_by_pair``  mean over duplicate pairs of the pair's match score      t over pairs
 ``game_win_rate``        Hollywood games (columns) won / games ended              Wilson
+                         (rules with several columns only)
 ``hand_win_rate``        hands won / hands decided (walls excluded)               Wilson
 ``points_per_hand``      (A's hand points - B's) / hands decided                  bootstrap, pairs
+``a_knock_win_rate``     A's knocks that won (not gin, not undercut) / hands      Wilson
+                         decided
 ``a_gin_rate``           A's gins (and big gins) / hands decided                  Wilson
 ``a_undercut_rate``      hands where A undercut B's knock / hands decided         Wilson
 ``a_knocks_undercut``    A's (non-gin) knocks that were undercut / those knocks   Wilson
@@ -18,7 +23,8 @@ metric                   definition (from A's side unless named ``b_``)         
 ``reward_per_match``     A's zero-sum return per match in the reward mode         bootstrap, pairs
 =======================  ======================================================  ================
 
-(``b_gin_rate``, ``b_undercut_rate``, ``b_knocks_undercut`` likewise.) Rates use the Wilson
+(``b_knock_win_rate``, ``b_gin_rate``, ``b_undercut_rate``, ``b_knocks_undercut`` likewise; B's
+undercut rate is the share of hands in which A was undercut.) Rates use the Wilson
 interval over their units, which treats them as independent. The two games of a duplicate pair
 share their deals, so their results are correlated: the luck of the cards makes them negatively
 correlated for A, but a deal sequence that suits one agent's style makes them positively
@@ -46,18 +52,21 @@ METRIC_LABELS = {
     "match_win_rate": "match win rate",
     "match_score_by_pair": "match score per duplicate pair",
     "game_win_rate": "Hollywood game win rate",
+    "a_knock_win_rate": "knocks won (A)",
+    "b_knock_win_rate": "knocks won (B)",
     "hand_win_rate": "hand win rate (walls excluded)",
     "points_per_hand": "net points per decided hand",
     "a_gin_rate": "gin rate (A)",
     "b_gin_rate": "gin rate (B)",
     "a_undercut_rate": "undercuts made (A)",
-    "b_undercut_rate": "undercuts made (B)",
+    "b_undercut_rate": "undercuts made (B), suffered by A",
     "a_knocks_undercut": "knocks undercut (A)",
     "b_knocks_undercut": "knocks undercut (B)",
     "wall_rate": "wall rate",
     "reward_per_match": "return per match",
 }
-PCT_METRICS = {"match_win_rate", "match_score_by_pair", "game_win_rate", "hand_win_rate", "a_gin_rate", "b_gin_rate",
+PCT_METRICS = {"match_win_rate", "match_score_by_pair", "game_win_rate", "hand_win_rate", "a_knock_win_rate",
+               "b_knock_win_rate", "a_gin_rate", "b_gin_rate",
                "a_undercut_rate", "b_undercut_rate", "a_knocks_undercut", "b_knocks_undercut", "wall_rate"}
 
 
@@ -94,10 +103,14 @@ def summarize(r: PairingResult, reward: str = "hollywood", n_boot: int = 2000, b
         pair_score = r.pair(np.where(done, score, 0.0)) / 2.0
         pair_done = done[: r.n_pairs] & done[r.n_pairs:]
         m["match_score_by_pair"] = t_interval(pair_score[pair_done])
-        games = r.a_games + r.b_games
-        m["game_win_rate"] = wilson(r.a_games.sum(), games.sum())
-    m["hand_win_rate"] = wilson(r.a_hands.sum(), nd)
+        if r.rules.columns > 1:
+            games = r.a_games + r.b_games
+            m["game_win_rate"] = wilson(r.a_games.sum(), games.sum())
+    # points beside the hand win rate: a hand-winner that is undercut loses games
     m["points_per_hand"] = cluster_bootstrap(r.pair(r.a_points - r.b_points), r.pair(decided), n_boot, boot_seed)
+    m["hand_win_rate"] = wilson(r.a_hands.sum(), nd)
+    m["a_knock_win_rate"] = wilson(r.a_knocks.sum() - r.b_undercuts.sum(), nd)
+    m["b_knock_win_rate"] = wilson(r.b_knocks.sum() - r.a_undercuts.sum(), nd)
     m["a_gin_rate"] = wilson(r.a_gins.sum(), nd)
     m["b_gin_rate"] = wilson(r.b_gins.sum(), nd)
     m["a_undercut_rate"] = wilson(r.a_undercuts.sum(), nd)
@@ -143,10 +156,23 @@ def evaluate(agent_a, agent_b, rules: Rules | str | None = "hollywood", matches:
     return summarize(r, reward, n_boot=n_boot, boot_seed=0 if seed is None else int(seed)), r
 
 
+def metric_label(key: str, s: dict) -> str:
+    """The label of a metric of :func:`summarize`'s dict ``s``: with one column a match is one game
+    to the target, and its win rate reads as games won."""
+    opts = s["rules_options"]
+    if key == "match_win_rate" and opts["columns"] == 1:
+        return f"games won (to {opts['target']})"
+    if key == "match_score_by_pair" and opts["columns"] == 1:
+        return "game score per duplicate pair"
+    label = METRIC_LABELS.get(key, key)
+    return label + f" ({s['reward']})" if key == "reward_per_match" else label
+
+
 def format_summary(s: dict) -> str:
     """A Markdown report of :func:`summarize`'s dict."""
     a, b = s["agent_a"], s["agent_b"]
-    unit = "hands" if s["per_hand"] else "matches"
+    one_column = s["rules_options"]["columns"] == 1
+    unit = "hands" if s["per_hand"] else f"games to {s['rules_options']['target']}" if one_column else "matches"
     lines = [
         f"## {a} (A) vs {b} (B): {s['games_played']} {unit} in {s['pairs']} duplicate pairs",
         "",
@@ -154,14 +180,12 @@ def format_summary(s: dict) -> str:
         f"{s['hands']} hands ({s['walls']} walls), {s['decisions']} decisions in {s['seconds']:.1f} s",
     ]
     if not s["per_hand"]:
-        lines.append(f"matches: A won {s['a_match_wins']}, B won {s['b_match_wins']}, drawn {s['match_draws']}, "
-                     f"truncated {s['matches_truncated']} (excluded from match rates)")
+        lines.append(f"{'games' if one_column else 'matches'}: A won {s['a_match_wins']}, B won {s['b_match_wins']}, "
+                     f"drawn {s['match_draws']}, truncated {s['matches_truncated']} (excluded from the rates)")
     lines += ["", "| metric | value [95% CI] | n | interval |", "|---|---|---|---|"]
     for k, d in s["metrics"].items():
         e = Estimate(*(np.nan if d[x] is None else d[x] for x in ("value", "low", "high", "n")), d["method"])
-        label = METRIC_LABELS.get(k, k)
-        if k == "reward_per_match":
-            label += f" ({s['reward']})"
+        label = metric_label(k, s)
         n = f"{e.n:.0f}" if np.isfinite(e.n) else ""
         lines.append(f"| {label} | {e.fmt(pct=k in PCT_METRICS)} | {n} | {e.method} |")
     return "\n".join(lines)

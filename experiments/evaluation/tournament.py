@@ -111,7 +111,7 @@ def summarize_tournament(t: TournamentResult, reward: str = "hollywood", n_boot:
     out = {
         "agents": t.agents, "rules": t.rules.preset_name or "custom", "rules_options": t.rules.to_dict(),
         "reward": reward, "seed": t.seed, "pairs_per_pairing": t.n_pairs, "per_hand": t.per_hand,
-        "unit": "hand" if t.per_hand else "match", "matrix_metric": key, "seconds": round(t.seconds, 3),
+        "unit": "hand" if t.per_hand else "game" if t.rules.columns == 1 else "match", "matrix_metric": key, "seconds": round(t.seconds, 3),
         "decisions": int(sum(r.decisions for r in t.pairings.values())),
         "matrix": {"rate": _nan_list(rate), "low": _nan_list(low), "high": _nan_list(high)},
         "ratings": ratings.to_rows(),
@@ -121,14 +121,22 @@ def summarize_tournament(t: TournamentResult, reward: str = "hollywood", n_boot:
                          "interval (bt_se)",
         "pairings": pairings,
     }
-    if not t.per_hand:
+    if not t.per_hand and t.rules.columns > 1:
         out["ratings_games"] = bradley_terry(t.agents, game_wins).to_rows()  # Hollywood games won
         out["ratings_games_method"] = "Bradley-Terry on Hollywood games won; intervals from the observed information"
     return out
 
 
 def _plural(unit: str) -> str:
-    return "matches" if unit == "match" else "hands"
+    return {"match": "matches", "game": "games", "hand": "hands"}[unit]
+
+
+def _matrix_table(agents: list[str], cell) -> list[str]:
+    """A Markdown table of ``cell(i, j)`` for every row agent ``i`` and column agent ``j``."""
+    lines = ["| | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
+    for i, a in enumerate(agents):
+        lines.append(f"| **{a}** | " + " | ".join("—" if i == j else cell(i, j) for j in range(len(agents))) + " |")
+    return lines
 
 
 def _nan_list(a):
@@ -141,22 +149,27 @@ def format_tournament(s: dict) -> str:
     unit = s["unit"]
     rate, low, high = (np.array([[np.nan if x is None else x for x in row] for row in s["matrix"][k]], dtype=float)
                        for k in ("rate", "low", "high"))
+    what = f"games won to {s['rules_options']['target']}" if unit == "game" else f"{unit} win rate"
     lines = [f"## Round robin: {len(agents)} agents, {2 * s['pairs_per_pairing']} {_plural(unit)} per pairing "
              f"({s['pairs_per_pairing']} duplicate pairs), rules `{s['rules']}`, seed {s['seed']}",
-             "", f"{unit} win rate of the row agent against the column agent, 95% Wilson interval", "",
-             "| | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
-    for i, a in enumerate(agents):
-        cells = []
-        for j in range(len(agents)):
-            cells.append("—" if i == j or not np.isfinite(rate[i, j])
-                         else f"{100 * rate[i, j]:.1f}% [{100 * low[i, j]:.1f}, {100 * high[i, j]:.1f}]")
-        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+             "", f"{what} by the row agent against the column agent, 95% Wilson interval", ""]
+    lines += _matrix_table(agents, lambda i, j: f"{100 * rate[i, j]:.1f}% [{100 * low[i, j]:.1f}, {100 * high[i, j]:.1f}]"
+                           if np.isfinite(rate[i, j]) else "—")
+    points = {}
+    for p in s["pairings"]:
+        e = p["metrics"]["points_per_hand"]
+        if e["value"] is not None:
+            i, j = agents.index(p["agent_a"]), agents.index(p["agent_b"])
+            points[i, j], points[j, i] = (e["value"], e["low"], e["high"]), (-e["value"], -e["high"], -e["low"])
+    lines += ["", "net points per decided hand of the row agent, 95% pair-bootstrap interval", ""]
+    lines += _matrix_table(agents, lambda i, j: "{:+.1f} [{:+.1f}, {:+.1f}]".format(*points[i, j])
+                           if (i, j) in points else "—")
     lines += ["", "| rank | agent | Elo | 95% CI | score | results |", "|---|---|---|---|---|---|"]
     for row in s["ratings"]:
         lines.append(f"| {row['rank']} | {row['agent']} | {row['elo']:+.0f} | [{row['elo_low']:+.0f}, {row['elo_high']:+.0f}] "
                      f"| {100 * (row['score'] or 0):.1f}% | {row['results']} |")
     trunc = sum(p["matches_truncated"] for p in s["pairings"])
-    if trunc and unit == "match":
+    if trunc and unit != "hand":
         lines += ["", f"{trunc} matches were truncated at {s['pairings'][0]['max_steps']} decisions "
                       "and are left out of the rates."]
     return "\n".join(lines)
