@@ -108,8 +108,9 @@ def _add_common(p: argparse.ArgumentParser, default_matches: int) -> None:
     from experiments.evaluation.head_to_head import REWARD_MODES
 
     g = p.add_mutually_exclusive_group()
-    g.add_argument("-n", "--matches", type=int, default=None,
-                   help=f"matches to play (duplicate pairs: an odd number is rounded up; default {default_matches})")
+    g.add_argument("-n", "--matches", "--games", type=int, default=None,
+                   help=f"matches to play (duplicate pairs: an odd number is rounded up; default {default_matches}); "
+                        f"with one-column rules a match is one game to the target, so --games says the same")
     g.add_argument("--hands", type=int, default=None,
                    help="play single hands instead of matches: each game stops after its first hand")
     p.add_argument("--rules", default="hollywood", metavar="PRESET",
@@ -232,7 +233,7 @@ def _add_tournament(p):
 
 
 def _run_tournament(args) -> int:
-    from agents.ray_support import RayUnavailable
+    from agents.rl.ray_support import RayUnavailable
     from experiments.evaluation.tournament import format_tournament, round_robin, summarize_tournament, write_tournament
 
     if len(args.agents) < 2:
