@@ -22,8 +22,12 @@ def test_mkdocs_build_strict(tmp_path):
                            "-d", str(tmp_path / "site")], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
-    for module in ("hollywood_env.core", "hollywood_env.vector_env", "agents.registry", "agents.search"):
+    # use_directory_urls: false, so the built site can be browsed from the disk (file://): pages are
+    # NAME.html and the links between them name those files, not folders
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="rules.html"' in index and 'href="rules/"' not in index
+    api = (tmp_path / "site" / "api.html").read_text(encoding="utf-8")
+    for module in ("hollywood_env.core", "hollywood_env.vector_env", "agents.registry", "agents.search.search"):
         assert f'id="{module}"' in api, module
     assert "{OBSERVATION_TABLE}" not in api
 
@@ -34,13 +38,62 @@ def test_no_reference_outside_the_repository():
         assert not re.search(r"\.\./shared|RULES\.md", text), page  # the rule book is docs/rules.md
 
 
-def _shipped_rows(text: str) -> list[str]:
-    rows = [line for line in text.splitlines() if re.match(r"\| `(ppo|dqn)-[a-z-]+` \| `models/", line)]
-    return [re.sub(r"\[card\]\((models/[^)]+)\)", r"`\1`", row) for row in rows]
+def _rows(text: str, pattern: str) -> dict[str, str]:
+    """The table rows whose first cell matches ``pattern`` (a backquoted agent name), by that name."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"\| `(" + pattern + r")` \|", line)
+        if m:
+            rows[m.group(1)] = line
+    return rows
 
 
-def test_shipped_agents_table_is_the_same_in_the_readme_and_the_results_page():
-    readme = _shipped_rows((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(readme) >= 3
-    assert _shipped_rows((ROOT / "docs" / "results.md").read_text(encoding="utf-8")) == readme, (
-        "the shipped-agents table of README.md and docs/results.md differ: update both")
+SHIPPED = r"(?:ppo|dqn)-[a-z0-9-]+"
+FIGURE = re.compile(r"\d+\.\d%(?: \[\d+\.\d, \d+\.\d\])?")
+
+
+def test_readme_agents_table_agrees_with_the_results_page_and_the_cards():
+    """Every shipped model has a row in the README's table, with one figure and the command that made
+    it; the figure is the one of that agent's row on the results page (or of its report), and the
+    command is printed on a page, in the model card or in a results script."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    results = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    rows = _rows(readme, SHIPPED + r"|search|marjj")
+    results_rows = _rows(results[results.index("## Shipped agents"):].split("\n## ")[0], SHIPPED)
+    cards = {p.stem.replace("_", "-"): p for p in (ROOT / "models").glob("*.md") if re.match(r"(ppo|dqn)_", p.stem)}
+    assert cards and set(cards) <= set(rows), f"shipped models without a README row: {set(cards) - set(rows)}"
+    assert set(results_rows) == set(cards), "docs/results.md's shipped-agents table must list every shipped model"
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in [*DOCS, *(ROOT / "models").glob("*.md"),
+                                                                 *(ROOT / "results").rglob("*.sh")])
+    sources = sources.replace("**", "")
+    reports = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "results").rglob("evaluate.md"))
+    for name, row in rows.items():
+        figures = FIGURE.findall(row)
+        assert len(figures) == 1 and "[" in figures[0], f"the README row of {name} needs one figure with its interval"
+        commands = re.findall(r"`(hollywood (?:evaluate|tournament) [^`]+)`", row)
+        assert len(commands) == 1 and "--seed" in commands[0], f"the README row of {name} needs its command, seeded"
+        assert commands[0] in sources.replace(".venv/bin/hollywood", "hollywood"), (
+            f"{name}: the command {commands[0]!r} is printed nowhere else")
+        if name in results_rows:
+            assert figures[0] in results_rows[name], f"{name}: {figures[0]} is not in its docs/results.md row"
+        else:
+            assert figures[0] in reports or figures[0] in sources, f"{name}: {figures[0]} is in no page or report"
+
+
+def test_results_index_lists_every_folder():
+    index = (ROOT / "results" / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([^`]+)/` \|", index, flags=re.M))
+    folders = {str(p.relative_to(ROOT / "results")) for p in (ROOT / "results").rglob("*") if p.is_dir()
+               and "__pycache__" not in p.parts}
+    assert folders - listed == set(), f"results/README.md does not list {sorted(folders - listed)}"
+    assert listed - folders == set(), f"results/README.md lists missing folders {sorted(listed - folders)}"
+    for line in index.splitlines():
+        if line.startswith("| `") and line.count("|") == 5:
+            assert re.search(r"\| [0-9a-f]{7,}[^|]*\|$", line), f"no commit: {line}"
+
+
+def test_result_folders_are_named_for_what_they_hold():
+    history = {"final", "trials", "gated", "v2", "new", "old", "tmp"}
+    for p in (ROOT / "results").rglob("*"):
+        if p.is_dir():
+            assert p.name not in history, f"{p.relative_to(ROOT)}: name the folder after what it holds"

@@ -13,7 +13,7 @@ order) on 20,000 held-out decisions. The shipped model is measured on the same r
 
 The networks:
 
-* ``card``: :class:`agents.belief.BeliefNet` (the shipped architecture: one small network shared
+* ``card``: :class:`agents.search.belief.BeliefNet` (the shipped architecture: one small network shared
   by the 52 cards over each card's run and set neighbourhood, width 64, 3 layers);
 * ``flat``: a plain MLP over the whole input vector (two hidden layers of 512), which sees every
   card at once but shares nothing between cards;
@@ -36,7 +36,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.belief import INPUT_SIZE, BeliefNet, default_belief_path, load_belief  # noqa: E402
+from agents.search.belief import INPUT_SIZE, BeliefNet, default_belief_path, load_belief  # noqa: E402
 from experiments.training.belief_train import collect  # noqa: E402
 from hollywood_env.cards import NUM_CARDS  # noqa: E402
 from hollywood_env.history import HISTORY_SIZE  # noqa: E402

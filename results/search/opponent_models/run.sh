@@ -1,7 +1,7 @@
 #!/bin/bash
 # search with two opponent models in its rollouts (simple, and patient: marjj's upcards and
 # knocks with simple's discards), a candidate replacing the base move only if it is clearly better
-# against both; 200-match screens on the seeds of results/search/gated/screens/ (the default
+# against both; 200-match screens on the seeds of results/search/base_ppo_gated/screens/ (the default
 # search there: 81.5% against simple, 52.5% against marjj), one chain per core
 set -e
 cd "$(dirname "$0")/../../.."

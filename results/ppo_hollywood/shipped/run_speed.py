@@ -1,6 +1,6 @@
 """The flagship run's learner decisions/s over its updates, from its committed metrics.
 
-    python results/ppo_hollywood/v2/run_speed.py [results/ppo_hollywood/v2/run/metrics.jsonl.gz]
+    python results/ppo_hollywood/shipped/run_speed.py [results/ppo_hollywood/shipped/run/metrics.jsonl.gz]
 
 Each update's learner decisions are its ``global_step`` increase, its time those decisions over
 its ``charts/SPS`` (rollout plus update; evaluations, gates and checkpoints are outside it). An

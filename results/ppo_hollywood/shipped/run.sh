@@ -5,7 +5,7 @@
 # a second evaluation seed against the bots and 2,000 matches against the first flagship.
 set -euo pipefail
 RUN=${1:?usage: run.sh RUN_FOLDER   (runs/ppo_hollywood__0__<time>)}
-OUT=results/ppo_hollywood/v2
+OUT=results/ppo_hollywood/shipped
 .venv/bin/hollywood ship "$RUN" ppo_hollywood --config configs/ppo_hollywood.yaml --opponents simple hollywood marjj
 taskset -c 0 .venv/bin/hollywood evaluate ppo-hollywood search --matches 400 --seed 24003 -q --out $OUT/vs_search_24003 &
 taskset -c 1 .venv/bin/hollywood evaluate ppo-hollywood search --matches 400 --seed 24103 -q --out $OUT/vs_search_24103

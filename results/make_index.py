@@ -1,0 +1,83 @@
+"""Writes results/README.md: an index of every folder under results/ (python results/make_index.py)."""
+import re, subprocess, pathlib
+ROOT = pathlib.Path(__file__).resolve().parent.parent; R = ROOT / 'results'
+# folders renamed to say what they hold: their figures were made under the earlier name
+RENAMED = {'results/ppo_hollywood/shipped': 'results/ppo_hollywood/v2',
+           'results/ppo_hollywood/shipped_v1': 'results/ppo_hollywood/flagship',
+           'results/search/base_marjj_ungated': 'results/search/final',
+           'results/search/base_ppo_gated': 'results/search/gated',
+           'results/search/worlds_128_vs_64': 'results/search/trials'}
+DOCS = {p: p.read_text() for p in [ROOT/'README.md', *sorted((ROOT/'docs').glob('*.md')), *sorted((ROOT/'models').glob('*.md'))]}
+DESC = {
+ 'ablations': 'training ablations of the PPO configs (minibatches, the single-hand baseline and privileged critic, the belief as an input, the card-plane encoder); its README.md lists the runs',
+ 'belief': 'the learned belief over the opponent\'s hand: held-out metrics, architectures, the Bayesian posterior given a bot\'s policy',
+ 'dqn_hollywood': 'the shipped `dqn-hollywood` (DQfD margin toward `marjj`): curves, a second training seed, its tournament',
+ 'ppo_hollywood': 'the PPO flagship configs: the previous config\'s three seeds (`seed0`-`seed2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-hollywood-v1` (`shipped_v1/`), time to strength',
+ 'ppo_hollywood/shipped': 'the shipped `ppo-hollywood` (configs/ppo_hollywood.yaml): its run\'s config and metrics (`run/`), evaluations, a second training seed (`seed1/`)',
+ 'ppo_hollywood/shipped_v1': 'the first flagship, shipped as `ppo-hollywood-v1` (configs/ppo_hollywood_v1.yaml): the imitation checkpoint at update 225, games against `search`, a second training seed (`seed1/`)',
+ 'reward_ablation': 'the `hollywood` (scoresheet) reward against the `hand` reward: the scoresheet-reward models and cards, evaluations, head to head, behaviour',
+ 'search': 'the `search` agent: every configuration measured, by folder',
+ 'search/base_marjj_ungated': 'the earlier default search: base `marjj`, no confidence gate, `simple` alone as the opponent model (seeds 7001-7003), and single hands',
+ 'search/base_ppo_gated': 'search with base `ppo-hollywood-v1` and the confidence gate (1.5 standard errors), `simple` alone as the opponent model; 200-match screens',
+ 'search/worlds_128_vs_64': '128 worlds against 64 (base `hollywood`), against the `hollywood` bot',
+ 'search_information': 'what limits search: worlds from the true hand, the learned, heuristic and uniform beliefs (benchmarks/search_information.py)',
+ 'single_hands': 'single hands of `gin-rummy-simple` (the shipped single-hand PPO and the bots)',
+ 'tournament_bots': 'round robin of the bots',
+ 'tournament_search': 'round robin with the search agent',
+}
+def _log(*args):
+    return subprocess.run(['git', 'log', '--format=%h', '-1', *args], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def commit(rel):
+    """The last commit that changed the folder; for a renamed folder, the last that changed it under its
+    earlier name (the rename itself changed no figure)."""
+    for new, old in RENAMED.items():
+        if rel == new or rel.startswith(new + '/'):
+            return (_log('--diff-filter=AM', '--', old + rel[len(new):]) or '?') + f' (as `{old + rel[len(new):]}/`)'
+    return _log('--', rel) or '(not committed)'
+def backs(rel):
+    pages = []
+    for p, t in DOCS.items():
+        if re.search(re.escape(rel) + r'(?![\w-])', t):
+            pages.append(str(p.relative_to(ROOT)))
+    return ', '.join(f'[{q}](../{q})' for q in pages)
+def command(d):
+    ev = d / 'evaluate.md'
+    if ev.is_file():
+        lines = ev.read_text().splitlines()
+        m = re.match(r'## (\S+) \(A\) vs (\S+) \(B\): (\d+) (matches|hands)', lines[0])
+        s = re.search(r'rules `([^`]+)`, reward `([^`]+)`, seed (\d+)', ev.read_text())
+        if m and s:
+            c = f'hollywood evaluate {m[1]} {m[2]} --{m[4]} {m[3]} --seed {s[3]}'
+            if s[1] != 'hollywood': c += f' --rules {s[1]}'
+            if s[2] != 'hollywood': c += f' --reward {s[2]}'
+            return f'`{c}`'
+    for name in ('run.sh', 'flagship_run.sh'):
+        if (d / name).is_file():
+            return f'`{(d / name).relative_to(ROOT)}`'
+    if (d / 'config.yaml').is_file():
+        return 'a training run: `config.yaml` is its resolved config (`hollywood train` on it), `metrics.jsonl` its log'
+    if (d / 'tournament.md').is_file() or (d / 'matrix.csv').is_file():
+        return 'a round robin (`hollywood tournament`, command in its report)'
+    return ''
+out = ['# results/', '',
+ 'The reports behind the figures of the README and the documentation: each folder holds the output of',
+ 'the command beside it (`evaluate.md`/`evaluate.json` for `hollywood evaluate`, `run.sh` for a script that',
+ 'wrote the folder, `config.yaml`/`metrics.jsonl` for a training run). "Commit" is the last commit that',
+ 'changed the folder (`git log --format=%h -1 -- FOLDER`); "backs" lists the pages that cite the folder.',
+ 'A folder without a page of its own is part of its parent\'s table. Regenerate this index with',
+ '`python results/make_index.py`.', '',
+ '## The folders', '', '| folder | what it holds |', '|---|---|']
+for d in sorted(p for p in R.iterdir() if p.is_dir()):
+    out.append(f'| [`{d.name}/`]({d.name}/) | {DESC.get(d.name, "")} |')
+out += ['', '## Every folder', '', '| folder | backs | command | commit |', '|---|---|---|---|']
+for d in sorted(p for p in R.rglob('*') if p.is_dir()):
+    rel = str(d.relative_to(ROOT)); key = str(d.relative_to(R))
+    what = DESC.get(key, '')
+    cmd = command(d)
+    cell = '; '.join(x for x in (what, cmd) if x)
+    out.append(f'| `{key}/` | {backs(rel)} | {cell} | {commit(rel)} |')
+(R / 'README.md').write_text('\n'.join(out) + '\n')
+print(len(out))
