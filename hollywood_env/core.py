@@ -77,65 +77,81 @@ class IllegalActionError(ValueError):
     """An action that is not legal in its game."""
 
 
+#: who may see a State field (``dataclasses.fields(State)[i].metadata["seen_by"]``)
+PUBLIC = "public"  # both players
+TO_ACT = "to_act"  # the player to act (it follows from that player's hand)
+OWN_ROW = "own_row"  # row p: player p only; hidden from the other player
+SHOWN = "shown"  # both rows once a hand ends in a knock or gin; after a wall, row p to player p only
+HIDDEN = "hidden"  # neither player: the deal's secrets
+
+
+def _field(shape: str, dtype: str, seen_by: str, doc: str) -> Any:
+    """A State field and its description: ``shape`` in the letters ``B`` (games), ``C``
+    (``rules.columns``), ``A`` (``NUM_ACTIONS``) and ``L`` (``LOG_CAPACITY``), the numpy
+    ``dtype``, who may see it (:data:`PUBLIC`, :data:`TO_ACT`, :data:`OWN_ROW`, :data:`SHOWN`,
+    :data:`HIDDEN`) and what it holds."""
+    return dataclasses.field(metadata={"shape": shape, "dtype": dtype, "seen_by": seen_by, "doc": doc})
+
+
 @dataclass(eq=False)
 class State:
-    """The state of B matches. All fields are arrays with the batch first.
+    """The state of B matches. All array fields have the batch first.
 
-    Public fields: ``current_player (B,)``, ``legal_action_mask (B, A)``, ``rewards (B, 2)``,
-    ``terminated``, ``truncated``, ``phase``, ``dealer``, the cards (``hands (B, 2)`` 52-bit
-    masks, ``deck``/``stock_pos`` for the stock, ``pile``/``pile_size`` for the discard pile,
-    ``known (B, 2)``: cards each player took from the pile and still holds, ``discarded (B, 2)``:
-    cards each player discarded this hand), the scoresheet
-    (``sheet``), the public history of the hand being played (``log (B, LOG_CAPACITY)`` event
-    codes and ``log_size (B,)``, see :mod:`hollywood_env.history`) and the events of the last step
-    (``hand_*``, ``games_ended``, ...).
+    Each field's metadata (``dataclasses.fields(State)``) gives its ``shape``, ``dtype``, who
+    may see it (``seen_by``) and what it holds (``doc``); the comments below repeat them. Hidden
+    from both players (:data:`HIDDEN_FIELDS`): the order of the deck (so of the stock) and the
+    seeds it is dealt from; hidden from the opponent: each player's hand, ``hands[:, p]``
+    (:data:`OWN_ROW_FIELDS`). The observation encoders (:mod:`hollywood_env.observation`) and
+    ``render`` for a player read neither (tests/test_hidden_information.py checks it). The
+    scoresheet (``sheet``, a :class:`hollywood_env.scoring.BatchScoresheet`) is public.
     """
 
-    rules: Rules
-    max_steps: int | None
-    slot_seed: np.ndarray
-    episode: np.ndarray
-    match_seed: np.ndarray
-    hand_number: np.ndarray
-    deck: np.ndarray
-    stock_pos: np.ndarray
-    hands: np.ndarray
-    pile: np.ndarray
-    pile_size: np.ndarray
-    known: np.ndarray
-    discarded: np.ndarray
-    phase: np.ndarray
-    current_player: np.ndarray
-    dealer: np.ndarray
-    taken_card: np.ndarray
-    knock_limit: np.ndarray
-    multiplier: np.ndarray
-    log: np.ndarray
-    log_size: np.ndarray
-    sheet: BatchScoresheet
-    step_count: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    match_winner: np.ndarray
-    rewards: np.ndarray
-    legal_action_mask: np.ndarray
+    rules: Rules = _field("()", "Rules", PUBLIC, "the rules of every game of the batch")
+    max_steps: int | None = _field("()", "int | None", PUBLIC, "decisions after which a match is truncated")
+    slot_seed: np.ndarray = _field("(B,)", "uint64", HIDDEN, "the game slot's seed; every match seed derives from it")
+    episode: np.ndarray = _field("(B,)", "int64", PUBLIC, "matches started in the slot before this one")
+    match_seed: np.ndarray = _field("(B,)", "uint64", HIDDEN, "this match's seed; every deal derives from it")
+    hand_number: np.ndarray = _field("(B,)", "int64", PUBLIC, "deals so far in this match")
+    deck: np.ndarray = _field("(B, 52)", "int8", HIDDEN,
+                              "this hand's card order: 0-9 non-dealer, 10-19 dealer, 20 upcard, 21+ the stock")
+    stock_pos: np.ndarray = _field("(B,)", "int64", PUBLIC, "next stock card's index into deck (52 - cards left)")
+    hands: np.ndarray = _field("(B, 2)", "uint64", OWN_ROW, "each player's hand, a 52-bit card mask")
+    pile: np.ndarray = _field("(B, 52)", "int8", PUBLIC, "the discard pile, bottom first")
+    pile_size: np.ndarray = _field("(B,)", "int64", PUBLIC, "cards in the discard pile")
+    known: np.ndarray = _field("(B, 2)", "uint64", PUBLIC, "cards each player took from the pile and still holds")
+    discarded: np.ndarray = _field("(B, 2)", "uint64", PUBLIC, "cards each player discarded this hand")
+    phase: np.ndarray = _field("(B,)", "int8", PUBLIC, "PHASE_* of hollywood_env.actions")
+    current_player: np.ndarray = _field("(B,)", "int8", PUBLIC, "the seat to act")
+    dealer: np.ndarray = _field("(B,)", "int8", PUBLIC, "the seat that dealt this hand")
+    taken_card: np.ndarray = _field("(B,)", "int64", PUBLIC, "the card just taken from the pile (not discardable), -1")
+    knock_limit: np.ndarray = _field("(B,)", "int64", PUBLIC, "the most deadwood a knock may leave this hand (0: gin)")
+    multiplier: np.ndarray = _field("(B,)", "int64", PUBLIC, "this hand's score multiplier (2: Oklahoma spade)")
+    log: np.ndarray = _field("(B, L)", "int16", PUBLIC, "the public events of this hand (hollywood_env.history)")
+    log_size: np.ndarray = _field("(B,)", "int16", PUBLIC, "events in log")
+    sheet: BatchScoresheet = _field("(B, ...)", "BatchScoresheet", PUBLIC, "the scoresheets")
+    step_count: np.ndarray = _field("(B,)", "int64", PUBLIC, "decisions made in this match")
+    terminated: np.ndarray = _field("(B,)", "bool", PUBLIC, "the match is over")
+    truncated: np.ndarray = _field("(B,)", "bool", PUBLIC, "the match reached max_steps")
+    match_winner: np.ndarray = _field("(B,)", "int8", PUBLIC, "the seat that won the match, 2 a draw, -1 none yet")
+    rewards: np.ndarray = _field("(B, 2)", "int64", PUBLIC, "this step's change of each seat's scoresheet total")
+    legal_action_mask: np.ndarray = _field("(B, A)", "bool", TO_ACT, "the legal actions of the player to act")
     # events of the last step
-    hand_ended: np.ndarray
-    hand_kind: np.ndarray
-    hand_knocker: np.ndarray
-    hand_winner: np.ndarray
-    hand_points: np.ndarray
-    knocker_deadwood: np.ndarray
-    defender_deadwood: np.ndarray
-    columns_credited: np.ndarray
-    games_ended: np.ndarray
-    ended_hands: np.ndarray
-    knocker_sets: np.ndarray
-    knocker_runs: np.ndarray
-    defender_sets: np.ndarray
-    defender_runs: np.ndarray
-    laid_off: np.ndarray
-    ended_hand_dealer: np.ndarray
+    hand_ended: np.ndarray = _field("(B,)", "bool", PUBLIC, "a hand ended at the last step")
+    hand_kind: np.ndarray = _field("(B,)", "int8", PUBLIC, "how it ended: KIND_* of hollywood_env.actions")
+    hand_knocker: np.ndarray = _field("(B,)", "int8", PUBLIC, "the seat that knocked, -1")
+    hand_winner: np.ndarray = _field("(B,)", "int8", PUBLIC, "the seat that won the hand, -1")
+    hand_points: np.ndarray = _field("(B,)", "int64", PUBLIC, "the points the hand scored")
+    knocker_deadwood: np.ndarray = _field("(B,)", "int64", PUBLIC, "the knocker's deadwood as laid down")
+    defender_deadwood: np.ndarray = _field("(B,)", "int64", PUBLIC, "the defender's deadwood after lay-offs")
+    columns_credited: np.ndarray = _field("(B, C)", "bool", PUBLIC, "the scoresheet columns the hand was credited to")
+    games_ended: np.ndarray = _field("(B, C)", "bool", PUBLIC, "the columns whose game the hand ended")
+    ended_hands: np.ndarray = _field("(B, 2)", "uint64", SHOWN, "both hands as the last hand ended")
+    knocker_sets: np.ndarray = _field("(B,)", "uint64", PUBLIC, "the cards of the knocker's sets, laid down")
+    knocker_runs: np.ndarray = _field("(B,)", "uint64", PUBLIC, "the cards of the knocker's runs, laid down")
+    defender_sets: np.ndarray = _field("(B,)", "uint64", PUBLIC, "the cards of the defender's sets, laid down")
+    defender_runs: np.ndarray = _field("(B,)", "uint64", PUBLIC, "the cards of the defender's runs, laid down")
+    laid_off: np.ndarray = _field("(B,)", "uint64", PUBLIC, "the cards the defender laid off")
+    ended_hand_dealer: np.ndarray = _field("(B,)", "int8", PUBLIC, "the dealer of the hand that ended")
 
     def __setattr__(self, name: str, value: object) -> None:
         # rebinding a field to another object drops what derived() keeps (made of this State's
@@ -191,6 +207,15 @@ class State:
         idx = np.maximum(self.pile_size - 1, 0)
         top = self.pile[np.arange(self.batch_size), idx].astype(np.int64)
         return np.where(self.pile_size > 0, top, -1)
+
+
+#: the State fields a player may not read: those neither player may see (``seen_by`` HIDDEN: the
+#: deck's order and the seeds it is dealt from) and the hands (``seen_by`` OWN_ROW), of which
+#: player ``p`` may read its own row ``[:, p]`` only (:data:`OWN_ROW_FIELDS`). No observation
+#: encoder and no rendering for a player reads the rest (tests/test_hidden_information.py)
+HIDDEN_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State)
+                                       if f.metadata["seen_by"] in (HIDDEN, OWN_ROW))
+OWN_ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State) if f.metadata["seen_by"] == OWN_ROW)
 
 
 def _slot_seeds(seed, batch_size: int) -> np.ndarray:
