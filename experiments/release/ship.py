@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 from experiments import arguments
+from hollywood_env.rules import Rules
 
 EVAL_SEED = 20261129  # the published evaluation seed (experiments/release/publish.py uses the same)
 
@@ -173,7 +174,7 @@ def reproduce_model(path) -> int:
     import signal
 
     from agents.checkpoint import CheckpointError, load_checkpoint
-    from agents.stopping import TrainingStopped
+    from agents.rl.stopping import TrainingStopped
     from experiments.config.loader import ConfigError, load_config
     from experiments.config.schema import TrainConfig, validate
     from experiments.evaluation.head_to_head import evaluate
@@ -306,15 +307,26 @@ def model_card(model: dict, card: dict, names: list[str]) -> str:
     evals = card["evaluations"]
     if evals:
         unit = "hands" if "hands" in evals[0] else "matches"
+        env = cfg.get("env", {})
+        rules = Rules.from_dict({"preset": env.get("rules", "hollywood"), **(env.get("rule_options") or {})})
         lines += [f"Duplicate deals (each deal played from both seats), evaluation seed {evals[0]['seed']} "
-                  f"(never used in training), 95% intervals (Wilson for rates, pair bootstrap for points).", "",
-                  f"| opponent | {unit} | match win rate | hand win rate | points per hand |",
-                  "|---|---|---|---|---|"]
-        for e in evals:
-            m = e["metrics"]
-            mw = _fmt(m["match_win_rate"], True) if "match_win_rate" in m else "—"
-            lines.append(f"| `{e['opponent']}` | {e[unit]:,} | {mw} | {_fmt(m['hand_win_rate'], True)} | "
-                         f"{_fmt(m['points_per_hand'], False)} |")
+                  f"(never used in training), 95% intervals (Wilson for rates, pair bootstrap for points).", ""]
+        if unit == "matches" and rules.columns == 1:  # games to the target: games and points first
+            lines += [f"| opponent | games | games won (to {rules.target}) | points per hand | hand win rate | "
+                      f"gins | undercuts suffered |", "|---|---|---|---|---|---|---|"]
+            for e in evals:
+                m = e["metrics"]
+                lines.append(f"| `{e['opponent']}` | {e[unit]:,} | {_fmt(m['match_win_rate'], True)} | "
+                             f"{_fmt(m['points_per_hand'], False)} | {_fmt(m['hand_win_rate'], True)} | "
+                             f"{_fmt(m['a_gin_rate'], True)} | {_fmt(m['b_undercut_rate'], True)} |")
+        else:
+            lines += [f"| opponent | {unit} | match win rate | hand win rate | points per hand |",
+                      "|---|---|---|---|---|"]
+            for e in evals:
+                m = e["metrics"]
+                mw = _fmt(m["match_win_rate"], True) if "match_win_rate" in m else "—"
+                lines.append(f"| `{e['opponent']}` | {e[unit]:,} | {mw} | {_fmt(m['hand_win_rate'], True)} | "
+                             f"{_fmt(m['points_per_hand'], False)} |")
         lines += ["", "Commands:", "", "```bash"] + [e["command"] for e in evals] + ["```", ""]
     lines += ["## Reproducing", "",
               f"`hollywood reproduce models/{name}.pt` trains the config below again (same seed, a new run folder), "
