@@ -21,7 +21,7 @@ The fields of a checkpoint written by ``hollywood train`` (``FORMAT`` 2):
 ``critic_inputs``   PPO: the privileged values its critic reads (0 or absent: none)
 ``encoder``         PPO: what its trunk reads, ``"mlp"`` or ``"conv"`` (absent: ``"mlp"``)
 ``belief_input``    PPO: True when the network also reads the learned belief (absent: False)
-``features``        the version of :mod:`agents.features` the network reads
+``features``        the version of :mod:`agents.rl.features` the network reads
 ``rules``           the rules as a dict (:meth:`hollywood_env.Rules.to_dict`)
 ``config``          the resolved training config as a dict
 ``update``          updates done; ``global_step``: learner decisions done

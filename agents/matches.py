@@ -11,7 +11,7 @@ With ``per_hand=True`` each game stops after its first hand (a wall included), s
 deal played twice.
 
 This is the one place matches between agents are played: training evaluations and league gates
-(:mod:`agents.trainutil`), ``hollywood evaluate`` and the round robins of
+(:mod:`agents.rl.loop`), ``hollywood evaluate`` and the round robins of
 :mod:`experiments.evaluation.tournament` all call it.
 """
 

@@ -5,14 +5,14 @@ spec                          agent
 ============================  ==================================================================
 ``random`` ``simple``         the baseline bots of :mod:`agents.bots`
 ``neller`` ``hollywood``
-``marjj``                     the EAAI-2021 winner's strategy (:mod:`agents.marjj`)
+``marjj``                     the EAAI-2021 winner's strategy (:mod:`agents.bots.marjj`)
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
-                              ``agents.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
+                              ``agents.rl.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
-                              weights only, never its pickles (:mod:`agents.sb3_policy`)
+                              weights only, never its pickles (:mod:`agents.interop.sb3_policy`)
 ``rllib:PATH``                an RLlib policy exported as a weights-only file
-                              (``hollywood rllib-export``; :mod:`agents.rllib_support`)
-``search``                    determinized Monte Carlo search (:mod:`agents.search`);
+                              (``hollywood rllib-export``; :mod:`agents.interop.rllib_support`)
+``search``                    determinized Monte Carlo search (:mod:`agents.search.search`);
 ``search:KEY=VALUE,...``      knobs, e.g. ``search:worlds=64,rollout=hollywood``
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
 ============================  ==================================================================
@@ -56,10 +56,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from agents import bots
+from agents.bots import marjj
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import SeedLike, as_generator, int_seed
-
-from . import bots, marjj
 
 __all__ = [
     "AgentSpecError", "Policy", "make_agent", "register", "register_prefix", "registered_names",
@@ -293,7 +293,7 @@ def checkpoint_loader(kind: str, target: str) -> Callable[..., Policy]:
             raise AgentSpecError(f"{kind}:PATH needs a checkpoint path, e.g. {kind}:runs/<run>/checkpoints/best.pt "
                                  f"or {kind}:runs/<run>")
         if not os.path.exists(path):
-            from .paths import find_model
+            from agents.paths import find_model
 
             shipped = find_model(path)  # models/NAME.pt of an installed wheel: its packaged copy
             if not shipped.is_file():
@@ -342,14 +342,14 @@ register("neller", _bot_factory("neller"), "the EAAI Gin Rummy challenge's simpl
 register("hollywood", _bot_factory("hollywood"), "scoresheet-aware heuristic that tracks the cards")
 register("marjj", _bot_factory("marjj"), "MARJJ, the EAAI-2021 winner: knocks early only, then plays for gin")
 
-# the search agent's factory lives with it (agents.search.search_agent_from_spec), imported on first use
-register("search", "agents.search:search_agent_from_spec",
+# the search agent's factory lives with it (agents.search.search.search_agent_from_spec), imported on first use
+register("search", "agents.search.search:search_agent_from_spec",
          "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
-register_prefix("search", "agents.search:search_agent_from_spec",
+register_prefix("search", "agents.search.search:search_agent_from_spec",
                 "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood", arg="KEY=VALUE,...")
 # --- shipped models ----------------------------------------------------------------------------
 
-from .paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
+from agents.paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
 
 #: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
 SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "ppo-hollywood-v1": "ppo_hollywood_v1",
@@ -359,7 +359,7 @@ SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "ppo-hollywood-v1": "ppo_hol
 def _shipped_factory(short: str, description: str):
     """The factory of a shipped model's short name: ``ppo:``/``dqn:`` of ``MODELS_DIR/<file>.pt``."""
     kind = short.split("-", 1)[0]
-    loader = checkpoint_loader(kind, f"agents.policies:{kind.upper()}Policy.from_checkpoint")
+    loader = checkpoint_loader(kind, f"agents.rl.policies:{kind.upper()}Policy.from_checkpoint")
 
     def factory(rules=None, seed=None):
         path = MODELS_DIR / f"{SHIPPED_MODELS[short]}.pt"
@@ -382,11 +382,11 @@ _shipped_factory("ppo-hollywood-v1", "the first flagship PPO for Hollywood match
 _shipped_factory("dqn-hollywood", "the shipped DQN agent for Hollywood matches (models/dqn_hollywood.md)")
 _shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin-rummy-simple rules "
                  "(models/ppo_gin_rummy_simple.md)")
-register_prefix("ppo", checkpoint_loader("ppo", "agents.policies:PPOPolicy.from_checkpoint"),
+register_prefix("ppo", checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
-register_prefix("dqn", checkpoint_loader("dqn", "agents.policies:DQNPolicy.from_checkpoint"),
+register_prefix("dqn", checkpoint_loader("dqn", "agents.rl.policies:DQNPolicy.from_checkpoint"),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
-register_prefix("sb3", checkpoint_loader("sb3", "agents.sb3_policy:SB3Policy.from_zip"),
-                "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/sb3_policy.py)")
-register_prefix("rllib", checkpoint_loader("rllib", "agents.rllib_support:RLlibPolicy.from_export"),
+register_prefix("sb3", checkpoint_loader("sb3", "agents.interop.sb3_policy:SB3Policy.from_zip"),
+                "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/interop/sb3_policy.py)")
+register_prefix("rllib", checkpoint_loader("rllib", "agents.interop.rllib_support:RLlibPolicy.from_export"),
                 "an RLlib policy exported with `hollywood rllib-export` (weights only)")

@@ -4,7 +4,7 @@
     python benchmarks/belief_input.py --rows 256 --threads 2
 
 Times, in one process with the repetitions interleaved, on Hollywood positions some moves into
-their hands (the simple bot's play): :func:`agents.features.augment` alone (what every network
+their hands (the simple bot's play): :func:`agents.rl.features.augment` alone (what every network
 reads), ``augment`` with the belief (``belief_input: true``: the shipped model on the observation
 alone, with the hard facts), and the belief's parts (the information sets read from the
 observations, the network's forward pass on all the rows at once, the hard facts), and ``augment``
@@ -25,9 +25,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.belief import apply_hard_facts, belief_features  # noqa: E402
 from agents.bots import SimpleBot  # noqa: E402
-from agents.features import augment  # noqa: E402
+from agents.rl.features import augment  # noqa: E402
+from agents.search.belief import apply_hard_facts, belief_features  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.determinize import InfoSet  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402

@@ -6,7 +6,8 @@ known exactly (``simple`` and ``hollywood`` are deterministic functions of what 
 ``marjj`` too, but for its random tie-breaks), the best any belief can do is the Bayesian
 posterior: every hand the opponent may hold, weighted by the chance that its policy, holding that
 hand, would have made the moves it made this hand. This script estimates that posterior by
-importance sampling and measures its top-k share on the same decisions as the learned belief.
+importance sampling (the estimator: ``agents/search/posterior.py``) and measures its top-k share
+on the same decisions as the learned belief.
 
 For each sampled viewer decision (the viewer ``--viewer``, the opponent ``--opponent``, first
 hands of Hollywood matches):
@@ -46,13 +47,11 @@ import time
 
 import numpy as np
 
-from agents.belief import LearnedBelief
-from agents.matches import act
 from agents.registry import AgentSpecError, make_agent
+from agents.search.belief import LearnedBelief
+from agents.search.posterior import draw_worlds, log_likelihood, play, rebuild_histories
 from experiments.training.belief_train import metrics
-from hollywood_env import core
-from hollywood_env.actions import DISCARD, DRAW_STOCK, KNOCK, TAKE_DISCARD
-from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
+from hollywood_env.cards import CARD_BITS, masks_to_bools
 from hollywood_env.determinize import InfoSet, opponent_hand_size, unseen_cards
 from hollywood_env.history import encode_history
 from hollywood_env.melds import popcount
@@ -60,94 +59,6 @@ from hollywood_env.observation import encode
 from hollywood_env.rules import resolve_rules
 
 STAGES = (("0", 0, 0), ("1-2", 1, 2), ("3-4", 3, 4), ("5-7", 5, 7), ("8+", 8, 99), ("all", 0, 99))
-
-
-def play(viewer, viewer_spec, opponent, opponent_spec, model, rules, games, keep, rng, seed):
-    """First hands of ``games`` matches; returns the State before every step, the actions and
-    the recorded viewer decisions ``(step, game)``. The opponent sits in seat ``game % 2``. Also
-    the share of the opponent's moves that the model makes on the same states (1 for a
-    deterministic bot; ``marjj`` breaks ties at random)."""
-    state = core.init(games, rules, seed=seed)
-    opp_seat = (np.arange(games) % 2).astype(np.int64)
-    snaps, acts, records, agree = [], [], [], []
-    stopped = np.zeros(games, dtype=bool)
-    while True:
-        idx = np.flatnonzero(~(state.done | stopped))
-        if idx.size == 0:
-            break
-        snaps.append(core.take(state, np.arange(games)))
-        a = np.full(games, -1, dtype=np.int64)
-        on_opp = state.current_player[idx] == opp_seat[idx]
-        mine = idx[~on_opp]
-        if mine.size:
-            a[mine] = act(viewer, viewer_spec, state, mine)
-            records += [(len(snaps) - 1, int(g)) for g in mine[rng.random(mine.size) < keep]]
-        theirs = idx[on_opp]
-        if theirs.size:
-            a[theirs] = act(opponent, opponent_spec, state, theirs)
-            agree.append(act(model, opponent_spec, state, theirs) == a[theirs])
-        acts.append(a)
-        core.step(state, a, games=idx)
-        stopped |= state.hand_ended
-    return snaps, acts, records, opp_seat, float(np.concatenate(agree).mean())
-
-
-def rebuild_histories(hands: np.ndarray, snaps, acts, T: int, g: int, o: int, rng) -> list:
-    """The opponent's hand at each of its moves before step ``T`` in game ``g``, backwards from
-    ``hands (m,)`` (its hand at ``T``): a list of ``(step, hands (m,), action)``."""
-    H = hands.copy()
-    out = []
-    for t in range(T - 1, -1, -1):
-        if int(snaps[t].current_player[g]) != o:
-            continue
-        a = int(acts[t][g])
-        st = snaps[t]
-        if a < DRAW_STOCK:  # a discard or a knock: the card was in the hand
-            H = H | CARD_BITS[a - DISCARD if a < KNOCK else a - KNOCK]
-        elif a == TAKE_DISCARD:  # the top of the pile was not
-            H = H & ~CARD_BITS[int(st.pile[g, st.pile_size[g] - 1])]
-        elif a == DRAW_STOCK or int(popcount(H[:1])[0]) == 11:
-            # one card came from the stock: any card held next that was not taken from the pile
-            free = masks_to_bools(H & ~np.uint64(st.known[g, o]))
-            drawn = np.argmax(np.where(free, rng.random(free.shape), -1.0), axis=1)
-            H = H & ~CARD_BITS[drawn]
-        out.append((t, H.copy(), a))
-    return out
-
-
-def log_likelihood(model, spec, snaps, history, m: int, g: int, o: int, eps: float) -> np.ndarray:
-    """``(m,)``: the log of the product over the opponent's moves of 1 (the model makes it with
-    the rebuilt hand) or ``eps`` (it does not)."""
-    logw = np.zeros(m)
-    for (t, hands, a) in history:
-        expect = 11 if a < DRAW_STOCK else 10
-        if np.any(popcount(hands) != expect):
-            raise AssertionError(f"a rebuilt hand of step {t} does not hold {expect} cards")
-        sub = core.take(snaps[t], np.full(m, g))
-        sub.hands[:, o] = hands
-        sub.legal_action_mask[:] = core.legal_action_mask(sub)
-        ok = sub.legal_action_mask[:, a] & (act(model, spec, sub, np.arange(m)) == a)
-        logw += np.where(ok, 0.0, np.log(eps))
-    return logw
-
-
-def draw_worlds(kind: str, p: np.ndarray, unseen: np.ndarray, need: int, w: int, rng):
-    """``(chosen (w, 52) bool, log proposal density up to a constant (w,))``."""
-    if kind == "uniform":
-        keys = np.where(unseen[None, :], rng.random((w, NUM_CARDS)), np.inf)
-        chosen = np.zeros((w, NUM_CARDS), dtype=bool)
-        np.put_along_axis(chosen, np.argsort(keys, axis=1)[:, :need], True, axis=1)
-        return chosen, np.zeros(w)
-    pieces, have = [], 0
-    while have < w:
-        draw = (rng.random((8 * w, NUM_CARDS)) < p[None, :]) & unseen[None, :]
-        draw = draw[draw.sum(axis=1) == need]
-        pieces.append(draw)
-        have += draw.shape[0]
-    chosen = np.concatenate(pieces)[:w]
-    q = np.clip(p, 1e-9, 1 - 1e-9)
-    log_odds = np.where(unseen, np.log(q / (1 - q)), 0.0)
-    return chosen, chosen @ log_odds
 
 
 def main() -> None:

@@ -5,7 +5,7 @@
 
 Measures, in one process and one run, the collection of whole rollouts (``ppo.num_games`` games,
 ``ppo.num_steps`` decisions each, the league's bots as opponents, GAE included) through the
-collectors of :mod:`agents.collectors`, without the PPO update: learner decisions per second.
+collectors of :mod:`agents.rl.collectors`, without the PPO update: learner decisions per second.
 Every shard uses one torch thread. The first rollout of each collector is a warm-up (for Ray it
 includes starting the actors) and is reported apart. Needs Ray for the Ray row (``pip install
 '.[ray]'``; skipped otherwise). Prints a Markdown table with the machine's load average.
@@ -26,10 +26,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import torch  # noqa: E402
 
-from agents.collectors import make_collector  # noqa: E402
-from agents.features import NUM_FEATURES  # noqa: E402
-from agents.networks import ActorCritic  # noqa: E402
-from agents.ppo import PPOShard  # noqa: E402
+from agents.rl.collectors import make_collector  # noqa: E402
+from agents.rl.features import NUM_FEATURES  # noqa: E402
+from agents.rl.networks import ActorCritic  # noqa: E402
+from agents.rl.ppo import PPOShard  # noqa: E402
 from experiments.config.loader import apply_overrides  # noqa: E402
 from experiments.config.schema import TrainConfig  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402

@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import torch  # noqa: E402
 
-from agents.features import NUM_FEATURES, augment  # noqa: E402
-from agents.networks import ENCODERS, ActorCritic  # noqa: E402
+from agents.rl.features import NUM_FEATURES, augment  # noqa: E402
+from agents.rl.networks import ENCODERS, ActorCritic  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
 from hollywood_env.observation import encode, observation_size  # noqa: E402

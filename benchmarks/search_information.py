@@ -7,11 +7,11 @@ four ways, and with draws and knocks searched or not (``--moves``):
 
 * ``truth``: every world holds the opponent's *true* hand (the stock still shuffled): an
   experiment only, the agent never sees this in play; it bounds what a better belief could give;
-* ``learned``: the opponent's unknown cards drawn from the learned belief (agents/belief.py);
+* ``learned``: the opponent's unknown cards drawn from the learned belief (agents/search/belief.py);
 * ``heuristic``: built-up hands ranked by the cards passed on;
 * ``uniform``: uniformly random opponent hands;
 * ``posterior`` (not played unless named in ``--beliefs``): the posterior given ``simple``'s own
-  policy, an experiment that knows the opponent (``benchmarks/belief_posterior.py``): learned
+  policy, an experiment that knows the opponent (``agents/search/posterior.py``): learned
   proposals weighted by the likelihood of the opponent's moves this hand, then resampled.
 
 Prints hand win rates (walls excluded) with Wilson 95% intervals and the net points per hand.
@@ -35,30 +35,18 @@ import time  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
-from belief_posterior import draw_worlds, log_likelihood, rebuild_histories  # noqa: E402  (beside this file)
 
-from agents.belief import LearnedBelief  # noqa: E402
 from agents.bots import SimpleBot  # noqa: E402
-from agents.search import SearchAgent, candidates, parse_search_spec  # noqa: E402
+from agents.search.belief import LearnedBelief  # noqa: E402
+from agents.search.posterior import PosteriorSearch, SearchedRows  # noqa: E402
+from agents.search.search import SearchAgent, parse_search_spec  # noqa: E402
 from experiments.evaluation.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import KIND_WALL  # noqa: E402
-from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools  # noqa: E402
-from hollywood_env.determinize import consistent, opponent_hand_size, sample_worlds, unseen_cards  # noqa: E402
+from hollywood_env.cards import CARD_BITS, NUM_CARDS  # noqa: E402
+from hollywood_env.determinize import sample_worlds  # noqa: E402
 from hollywood_env.history import encode_history  # noqa: E402
-from hollywood_env.melds import popcount  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
-
-
-class SearchedRows(SearchAgent):
-    """A search agent that notes which rows of a call it searches (``_searched``), for the
-    worlds of the experiments below."""
-
-    def candidate_values(self, obs, masks, history=None):
-        base = np.asarray(self._base(obs, masks))
-        rows, _ = candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base, self.config.moves)
-        self._searched = np.unique(rows)
-        return super().candidate_values(obs, masks, history)
 
 
 class TruthSearch(SearchedRows):
@@ -83,51 +71,6 @@ class TruthSearch(SearchedRows):
         worlds.known[:, 1] = worlds.known[:, 1] & worlds.hands[:, 1]
         worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
         return worlds
-
-class PosteriorSearch(SearchedRows):
-    """The search agent whose worlds are drawn from the posterior given ``simple``'s policy:
-    learned proposals weighted by the likelihood of the opponent's moves this hand, resampled.
-    :func:`play` gives it the real game so far (``snaps``, ``acts``: the States before each step
-    and the actions, read for their public fields and the rebuilt opponent hands only), ``games``,
-    ``opp_seat``, the opponent model and the learned belief. For this experiment only."""
-
-    oversample_posterior = 16
-    paths = 4
-    eps = 0.01
-
-    def _worlds(self, info, w, obs=None, history=None):
-        # proposals: the learned probabilities as independent cards, kept when their number is
-        # right (a density known up to a constant, divided out below); then w of them resampled
-        # by weight, and dealt into uniform worlds with the stock reshuffled
-        big_w = w * self.oversample_posterior
-        probs = self.learned.probabilities(info, obs, history)
-        unseen = masks_to_bools(unseen_cards(info))
-        need = opponent_hand_size(info) - popcount(info.opp_known)
-        games = self.games[self._searched]
-        T = len(self.snaps) - 1
-        opp_hands = []
-        for i, g in enumerate(games):
-            o = int(self.opp_seat[g])
-            chosen, logq = draw_worlds("learned", probs[i], unseen[i], int(need[i]), big_w, self.rng)
-            hands = np.bitwise_or.reduce(np.where(chosen, CARD_BITS[None, :], np.uint64(0)), axis=1) | info.opp_known[i]
-            hist = rebuild_histories(np.repeat(hands, self.paths), self.snaps, self.acts, T, int(g), o, self.rng)
-            logl = log_likelihood(self.model, "simple", self.snaps, hist, big_w * self.paths, int(g), o, self.eps)
-            logw = np.logaddexp.reduce(logl.reshape(big_w, self.paths), axis=1) - logq
-            p = np.exp(logw - logw.max())
-            opp_hands.append(hands[self.rng.choice(big_w, size=w, p=p / p.sum())])
-        worlds = sample_worlds(info, w, self.rng)
-        hands = np.concatenate(opp_hands)
-        worlds.hands[:, 1] = hands
-        free = masks_to_bools(np.repeat(unseen_cards(info), w) & ~hands)
-        keys = np.where(free, self.rng.random(free.shape), 2.0)
-        order = np.argsort(keys, axis=1)  # the rest of the unseen cards, shuffled, are the stock
-        r, c = np.nonzero(np.arange(NUM_CARDS)[None, :] < free.sum(axis=1)[:, None])
-        worlds.deck[r, worlds.stock_pos[r] + c] = order[r, c]
-        worlds.legal_action_mask[:] = core.legal_action_mask(worlds)
-        if not consistent(worlds, info, w).all():
-            raise AssertionError("a posterior world is not consistent with what the viewer saw")
-        return worlds
-
 
 def play(agent, pairs: int, seed: int, rules: str = "gin-rummy-simple"):
     seeds = core.slot_seeds(seed, pairs)
@@ -174,7 +117,7 @@ def belief_quality(bot_name: str, worlds: int = 32, seed: int = 3) -> dict:
     from agents.bots import HollywoodBot
     from hollywood_env import melds as M
     from hollywood_env.actions import PHASE_DRAW
-    from hollywood_env.determinize import InfoSet, sample_worlds
+    from hollywood_env.determinize import InfoSet
 
     bot = {"simple": SimpleBot, "hollywood": HollywoodBot}[bot_name]("hollywood")
     state = core.init(300, "hollywood", seed=seed)

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from agents.bots import SimpleBot  # noqa: E402
-from agents.search import SearchAgent, SearchConfig  # noqa: E402
+from agents.search.search import SearchAgent, SearchConfig  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 

@@ -5,7 +5,7 @@ from the pile and still holds, the cards each side discarded this hand, the stoc
 phase, who dealt, the knock limit and the scoresheet. It does not see the opponent's other cards
 nor the order of the stock. A *world* is a full game state that agrees with everything the player
 saw: the same public cards, the same own hand, and some assignment of the unseen cards to the
-opponent's hand and the stock. Planners (``agents.search``) sample worlds, play candidate moves in
+opponent's hand and the stock. Planners (``agents.search.search``) sample worlds, play candidate moves in
 each and average: this module is the only place that decides what a player may know.
 
 =====================================  =========================================================
@@ -26,7 +26,7 @@ The sampler is exactly uniform over the worlds consistent with an information se
 unseen cards are a uniformly random subset of the unseen cards (of the size its hand must have),
 and the stock a uniformly random order of the rest. Whatever the opponent's past choices suggest
 about its hand is *not* used here: that needs a model of the opponent, which belongs to the agent
-(``agents.search`` filters the sampled worlds with its opponent model).
+(``agents.search.search`` filters the sampled worlds with its opponent model).
 
 What a world knows of the future: each world gets fresh random match and slot seeds (from the
 caller's generator), so the hands dealt after the current one are unrelated to the real game's

@@ -37,7 +37,7 @@ Ray is imported when this module is, never by ``import hollywood_env``.
   -> actions (n,)``, the same callables as the vector env's opponent (``uses_observations =
   False``: passed None; a ``seed(s)`` method: reseeded on seeded resets). The env layer takes
   callables only: build a named bot with ``agents.registry.make_agent("simple", rules)``, or use
-  :func:`agents.rllib_support.ppo_config` with a spec. With an opponent, only the learner's seat
+  :func:`agents.interop.rllib_support.ppo_config` with a spec. With an opponent, only the learner's seat
   appears in the dicts; ``opponent_seat`` is 0, 1 or ``"alternate"`` (default: seat 1 in even
   episodes, seat 0 in odd ones, so the learner plays both seats). The opponent's moves at the
   start of an episode are played during ``reset``; a reward they earn (whole-match episodes
@@ -57,7 +57,7 @@ are set to :data:`MASKED_LOGIT` (``-1e9``) in every forward pass.
 both seats map to it) or against ``opponent``. :func:`export_policy` writes the actor (the
 encoder's actor layers and the policy head) as a file that ``torch.load(weights_only=True)``
 reads: a dict of plain values and tensors, no pickled code. The agent spec ``rllib:PATH``
-(:mod:`agents.rllib_support`) plays it greedily, without Ray. From an RLlib checkpoint folder::
+(:mod:`agents.interop.rllib_support`) plays it greedily, without Ray. From an RLlib checkpoint folder::
 
     hollywood rllib-export runs/rllib runs/rllib/policy.pt
 
@@ -308,7 +308,7 @@ def ppo_config(env_config: dict | None = None, *, opponent: Callable[..., np.nda
     """A ``PPOConfig`` (RLlib's new API stack, torch) for :class:`HollywoodGinMultiAgentEnv`:
     both seats map to one :class:`ActionMaskingTorchRLModule` (:data:`MODULE_ID`) -- self-play --,
     or the learner plays ``opponent`` (a batched policy, see the module docstring; a named bot:
-    :func:`agents.rllib_support.ppo_config`). ``env_config``: the env's keywords; ``hiddens`` and
+    :func:`agents.interop.rllib_support.ppo_config`). ``env_config``: the env's keywords; ``hiddens`` and
     ``activation``: the MLP (RLlib's ``fcnet_hiddens`` / ``fcnet_activation``, separate actor and
     critic layers); ``num_env_runners``: RLlib's sampling workers (0: sample in the driver);
     ``training``: passed to ``PPOConfig.training`` (``lr``, ``train_batch_size_per_learner``,

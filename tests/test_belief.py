@@ -1,4 +1,4 @@
-"""agents.belief: beliefs over the opponent's hand, worlds drawn from them, the model file.
+"""agents.search.belief: beliefs over the opponent's hand, worlds drawn from them, the model file.
 
 * Hard facts are exact in every belief: 0 for cards the viewer can place, 1 for the opponent's
   known cards, and the unseen cards' probabilities sum to the number of unknown cards it holds.
@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.belief import (
+from agents.bots import SimpleBot
+from agents.checkpoint import CheckpointError
+from agents.search.belief import (
     INPUT_SIZE,
     BeliefNet,
     LearnedBelief,
@@ -27,9 +29,7 @@ from agents.belief import (
     save_belief,
     uniform_probabilities,
 )
-from agents.bots import SimpleBot
-from agents.checkpoint import CheckpointError
-from agents.search import SearchAgent
+from agents.search.search import SearchAgent
 from hollywood_env import core
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, opponent_hand_size, sample_worlds, unseen_cards

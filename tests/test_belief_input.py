@@ -18,12 +18,12 @@ import pytest
 import torch
 from helpers import tiny
 
-from agents.belief import BeliefFeatures, LearnedBelief, belief_features, default_belief_path
 from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from agents.features import BELIEF_SIZE, NUM_FEATURES, VERSION, augment, input_size
-from agents.networks import ActorCritic
-from agents.policies import PPOPolicy
-from agents.ppo import PPOConfig
+from agents.rl.features import BELIEF_SIZE, NUM_FEATURES, VERSION, augment, input_size
+from agents.rl.networks import ActorCritic
+from agents.rl.policies import PPOPolicy
+from agents.rl.ppo import PPOConfig
+from agents.search.belief import BeliefFeatures, LearnedBelief, belief_features, default_belief_path
 from experiments.config.loader import ConfigError, load_config
 from experiments.config.schema import TrainConfig, validate
 from experiments.training.run_writer import read_metrics
@@ -159,12 +159,12 @@ def test_checkpoint_without_the_key_reads_no_belief(tmp_path):
 
 
 def test_a_missing_belief_model_is_a_clear_error(tmp_path, monkeypatch):
-    import agents.belief
+    import agents.search.belief
 
     net = PPOConfig(hidden=[8], belief_input=True).make_network(input_size(OBS, True), NUM_ACTIONS)
     save_net(net, tmp_path / "b.pt", belief_input=True)
     missing = tmp_path / "models" / "belief_hollywood.pt"
-    monkeypatch.setattr(agents.belief, "default_belief_path", lambda: missing)
+    monkeypatch.setattr(agents.search.belief, "default_belief_path", lambda: missing)
     with pytest.raises(CheckpointError, match=r"reads the learned belief.*belief model not found: .*"
                                               r"belief_hollywood\.pt.*hollywood belief train"):
         PPOPolicy.from_checkpoint(tmp_path / "b.pt")
@@ -175,7 +175,7 @@ def test_a_missing_belief_model_is_a_clear_error(tmp_path, monkeypatch):
 def test_reading_the_belief_model_leaves_torch_random_state_alone():
     """A run that reads the model (first in its process) or finds it read already starts its
     network from the same random weights."""
-    from agents.belief import load_belief
+    from agents.search.belief import load_belief
 
     torch.manual_seed(0)
     a = torch.rand(4)

@@ -1,29 +1,15 @@
-"""benchmarks/belief_posterior.py: the opponent's earlier hands rebuilt backwards, and the worlds
-the posterior draws, stay consistent with what the viewer saw at every step."""
-
-import importlib.util
-import pathlib
-import sys
+"""agents/search/posterior.py (measured by benchmarks/belief_posterior.py): the opponent's
+earlier hands rebuilt backwards, and the worlds the posterior draws, stay consistent with what the
+viewer saw at every step."""
 
 import numpy as np
 
 from agents.registry import make_agent
+from agents.search import posterior as bp
 from hollywood_env.actions import DISCARD, DRAW_STOCK, KNOCK
 from hollywood_env.cards import CARD_BITS
 from hollywood_env.melds import popcount
 from hollywood_env.rules import resolve_rules
-
-
-def _load():
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "belief_posterior.py"
-    spec = importlib.util.spec_from_file_location("belief_posterior", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bp = _load()
 
 
 def _pile_bits(state, g):

@@ -9,7 +9,7 @@ import pytest
 
 from agents import AgentSpecError, HollywoodBot, NellerBot, RandomBot, SimpleBot, make_agent, register, register_prefix, registry
 from agents.bots import View, decode, meldable_with, melds_with
-from agents.marjj import MarjjBot, PatientBot
+from agents.bots.marjj import MarjjBot, PatientBot
 from agents.matches import play_pairing
 from hollywood_env import core
 from hollywood_env import observation as O
@@ -384,7 +384,7 @@ def test_hollywood_beats_simple_over_2000_matches():
 
 
 def test_registry_builds_bots_by_name():
-    from agents.marjj import MarjjBot
+    from agents.bots.marjj import MarjjBot
 
     for name, cls in {**BOTS, "marjj": MarjjBot}.items():  # marjj's own tests: tests/test_marjj.py
         bot = make_agent(name, "gin-rummy", seed=0)

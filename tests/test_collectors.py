@@ -19,8 +19,8 @@ import torch
 from helpers import assert_restarts_left_the_run_unchanged, tiny, tiny_dqn_two_shards
 
 from agents.checkpoint import load_checkpoint
-from agents.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
-from agents.ppo import PPOShard
+from agents.rl.collectors import LocalCollector, ProcessCollector, shard_seeds, weights_to_numpy
+from agents.rl.ppo import PPOShard
 from experiments.config.loader import ConfigError, apply_overrides
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
@@ -83,7 +83,7 @@ def test_a_signal_after_an_update_leaves_that_update_resumable(tmp_path):
     import os
     import signal
 
-    from agents.stopping import TrainingStopped
+    from agents.rl.stopping import TrainingStopped
 
     def stop(update, collector):
         assert isinstance(collector, LocalCollector)
@@ -187,7 +187,7 @@ def test_killed_worker_process_is_restarted_and_the_run_is_unchanged(local_two_s
             os.kill(victims[-1].pid, signal.SIGKILL)
             killed.append(update)
 
-    with caplog.at_level(logging.WARNING, logger="agents.collectors"):
+    with caplog.at_level(logging.WARNING, logger="agents.rl.collectors"):
         run, _ = run_training(process_tiny(tmp_path), on_update=kill)
     assert killed == [1, 3]
     assert_restarts_left_the_run_unchanged(run, caplog, local_two_shards)
@@ -258,7 +258,7 @@ def test_an_error_in_a_worker_is_raised_with_its_traceback_not_restarted(tmp_pat
 
 @pytest.mark.slow  # the mechanism is in the default suite (local resume, process restarts)
 def test_a_signal_with_worker_processes_leaves_a_checkpoint_and_resumes_exactly(local_two_shards, tmp_path):
-    from agents.stopping import TrainingStopped
+    from agents.rl.stopping import TrainingStopped
 
     seen = []
 
@@ -292,8 +292,8 @@ def test_worker_processes_exit_when_the_learner_dies():
     """A learner killed with SIGKILL runs no cleanup: its workers see their pipe close and exit."""
     root = Path(__file__).resolve().parents[1]
     script = ("import os, signal\n"
-              "from agents.collectors import ProcessCollector\n"
-              "from agents.ppo import PPOShard\n"
+              "from agents.rl.collectors import ProcessCollector\n"
+              "from agents.rl.ppo import PPOShard\n"
               "from experiments.config.loader import load_config\n"
               "from experiments.config.schema import TrainConfig\n"
               "cfg = load_config(TrainConfig, 'configs/ppo_tiny.yaml', ['--collector.kind', 'process',\n"

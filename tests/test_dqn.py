@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.checkpoint import load_checkpoint
-from agents.dqn import (
+from agents.rl.dqn import (
     DQNConfig,
     DQNShard,
     ReplayBuffer,
@@ -18,9 +18,9 @@ from agents.dqn import (
     linear_schedule,
     td_targets,
 )
-from agents.features import NUM_FEATURES
-from agents.networks import DuelingQNetwork
-from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
+from agents.rl.features import NUM_FEATURES
+from agents.rl.networks import DuelingQNetwork
+from agents.rl.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
@@ -416,7 +416,7 @@ def test_shard_labels_every_stored_decision_with_the_experts_move(tmp_path, from
 def test_shard_state_restores_the_experts_generator(tmp_path):
     """A shard rebuilt from its state (as on resume or a worker restart: other seeds at first)
     continues with the same labels: the expert's tie-break generator is part of the state."""
-    from agents.collectors import weights_to_numpy
+    from agents.rl.collectors import weights_to_numpy
 
     cfg = tiny_config(tmp_path, "--dqn.expert", "marjj", "--dqn.learn_from_opponents", "true")
     shard = DQNShard(cfg, 0)

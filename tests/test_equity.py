@@ -1,4 +1,4 @@
-"""agents.equity: the match-win equity of a Hollywood scoresheet.
+"""agents.search.equity: the match-win equity of a Hollywood scoresheet.
 
 * Play-outs run on the engine's own batched scoresheet and end every match decided.
 * The shipped model agrees with its slow reference, the Monte-Carlo equity of the same sheet.
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.checkpoint import CheckpointError
-from agents.equity import (
+from agents.search.equity import (
     EQUITY_FILE,
     EquityNet,
     HandOutcomes,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from agents import features as F
-from agents.features import NUM_FEATURES, augment
+from agents.rl.features import NUM_FEATURES, augment
 from hollywood_env import core
 from hollywood_env import observation as O
 from hollywood_env import reference as R

@@ -1,4 +1,4 @@
-"""agents.marjj: the MARJJ reference bot (EAAI-2021 Gin Rummy winner's strategy).
+"""agents.bots.marjj: the MARJJ reference bot (EAAI-2021 Gin Rummy winner's strategy).
 
 * Legal moves in matches of every preset (``agents.matches.play_pairing`` checks every action)
   and with rule options; the same seed plays the same moves and matches.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.marjj import MarjjBot, MarjjParams
+from agents.bots.marjj import MarjjBot, MarjjParams
 from agents.matches import play_pairing
 from agents.registry import make_agent
 from hollywood_env import core
@@ -215,7 +215,7 @@ def test_never_uses_hidden_information(preset, reshuffle_hidden):
 
 
 def test_least_after_discard_equals_trying_every_discard():
-    from agents.marjj import least_after_discard, least_after_discard_batched
+    from agents.bots.marjj import least_after_discard, least_after_discard_batched
 
     rng = np.random.default_rng(0)
     hands = []

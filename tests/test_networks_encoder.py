@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
-from agents.features import NUM_FEATURES, VERSION, augment
-from agents.networks import ENCODERS, ActorCritic, CardPlaneEncoder, MaskedCategorical, card_grid
-from agents.policies import PPOPolicy
-from agents.ppo import PPOConfig
+from agents.rl.features import NUM_FEATURES, VERSION, augment
+from agents.rl.networks import ENCODERS, ActorCritic, CardPlaneEncoder, MaskedCategorical, card_grid
+from agents.rl.policies import PPOPolicy
+from agents.rl.ppo import PPOConfig
 from experiments.config.loader import ConfigError, load_config
 from experiments.config.schema import TrainConfig, validate
 from experiments.training.run_writer import read_metrics

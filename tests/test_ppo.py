@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from agents.checkpoint import load_checkpoint
-from agents.features import NUM_FEATURES
-from agents.networks import ActorCritic, MaskedCategorical
-from agents.policies import PPOPolicy
+from agents.rl.features import NUM_FEATURES
+from agents.rl.networks import ActorCritic, MaskedCategorical
+from agents.rl.policies import PPOPolicy
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
@@ -162,8 +162,8 @@ def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path, fraction):
 def test_expert_fraction_labels_a_random_share_of_the_learners_positions(tmp_path):
     """``ppo.expert_fraction``: about that share of the learner's positions carry the expert's move
     (a legal one, the same the bot plays there), the rest -1; with 1.0 every position is labelled."""
-    from agents.ppo import PPOShard
-    from agents.trainutil import make_expert
+    from agents.rl.loop import make_expert
+    from agents.rl.ppo import PPOShard
 
     for fraction, low, high in ((0.3, 0.25, 0.35), (1.0, 1.0, 1.0)):
         cfg = tiny_config(tmp_path, "--ppo.expert", "simple", "--ppo.expert_fraction", str(fraction))
@@ -180,7 +180,7 @@ def test_expert_fraction_labels_a_random_share_of_the_learners_positions(tmp_pat
 
 
 def test_expert_weight_schedule_and_bad_experts():
-    from agents.ppo import PPOConfig, make_expert
+    from agents.rl.ppo import PPOConfig, make_expert
 
     pc = PPOConfig(expert="marjj", expert_coef=2.0, expert_until=0.5)
     assert [pc.expert_weight(u, 10) for u in (1, 3, 5, 6, 10)] == pytest.approx([2.0, 1.2, 0.4, 0.0, 0.0])

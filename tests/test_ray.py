@@ -51,7 +51,7 @@ def test_killed_worker_is_restarted_and_the_run_is_unchanged(local_ray, local_tw
             ray.kill(collector.workers[0 if update == 1 else 1])
             killed.append(update)
 
-    with caplog.at_level(logging.WARNING, logger="agents.collectors"):
+    with caplog.at_level(logging.WARNING, logger="agents.rl.collectors"):
         run, metrics = run_training(tiny(tmp_path, "--collector.kind", "ray", "--collector.num_workers", "2"),
                                     on_update=kill)
     assert killed == [1, 3]
@@ -62,7 +62,7 @@ def test_a_signal_with_ray_workers_leaves_a_checkpoint_and_resumes_exactly(local
     import os
     import signal
 
-    from agents.stopping import TrainingStopped
+    from agents.rl.stopping import TrainingStopped
 
     seen = {}
 

@@ -25,7 +25,7 @@ import pytest
 import torch
 
 from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, save_checkpoint
-from agents.stopping import StopSignals, TrainingStopped
+from agents.rl.stopping import StopSignals, TrainingStopped
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
@@ -114,8 +114,8 @@ def crafted(tmp_path):
 
 
 def _entry_points(path: Path, tmp_path: Path):
-    from agents.policies import DQNPolicy, PPOPolicy
     from agents.registry import make_agent
+    from agents.rl.policies import DQNPolicy, PPOPolicy
 
     cfg = tiny_config("ppo", tmp_path / "runs", 1)
     return {

@@ -42,7 +42,7 @@ def _one_action(policy, o):
 
 
 def test_importing_the_packages_does_not_import_ray():
-    code = ("import sys, hollywood_env, hollywood_env.aec_env, agents.registry, agents.rllib_support; "
+    code = ("import sys, hollywood_env, hollywood_env.aec_env, agents.registry, agents.interop.rllib_support; "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -191,8 +191,8 @@ def _module(rl, hiddens=(32, 16)):
 def test_masking_module_masks_and_its_export_plays_the_same_moves(rl, tmp_path):
     from ray.rllib.core.columns import Columns
 
+    from agents.interop.rllib_support import EXPORT_FORMAT
     from agents.registry import AgentSpecError, make_agent
-    from agents.rllib_support import EXPORT_FORMAT
 
     assert EXPORT_FORMAT == rl.EXPORT_FORMAT
     env, module = _module(rl)
@@ -238,8 +238,8 @@ class _Payload:
 
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_rllib_spec_reads_weights_only_and_never_runs_a_pickle(tmp_path):
+    from agents.interop.rllib_support import EXPORT_FORMAT
     from agents.registry import AgentSpecError, make_agent
-    from agents.rllib_support import EXPORT_FORMAT
 
     marker = tmp_path / "pwned"
     for name, blob in (("raw", pickle.dumps(_Payload(marker))),
@@ -317,7 +317,7 @@ def test_ppo_self_play_trains_exports_and_evaluates(rl, local_ray, tmp_path, cap
 
 @pytest.mark.ray
 def test_ppo_against_a_named_bot_trains_one_iteration(rl, local_ray):
-    from agents.rllib_support import ppo_config
+    from agents.interop.rllib_support import ppo_config
 
     config = ppo_config(opponent="simple", seed=0, **TINY)
     bot = config.env_config["opponent"]

@@ -369,9 +369,9 @@ def test_every_registry_bot_has_a_seed_method(name):
 def _learned_prefixes(monkeypatch):
     torch = pytest.importorskip("torch")
     from agents import registry
-    from agents.features import NUM_FEATURES
-    from agents.networks import ActorCritic, DuelingQNetwork
-    from agents.policies import DQNPolicy, PPOPolicy
+    from agents.rl.features import NUM_FEATURES
+    from agents.rl.networks import ActorCritic, DuelingQNetwork
+    from agents.rl.policies import DQNPolicy, PPOPolicy
     from hollywood_env.observation import observation_size
 
     d = observation_size(FAST) + NUM_FEATURES

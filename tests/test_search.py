@@ -1,4 +1,4 @@
-"""agents.search: the determinized Monte Carlo search agent.
+"""agents.search.search: the determinized Monte Carlo search agent.
 
 * Its batched rollouts (all rows, candidates and worlds in one batch, the simple bot read straight
   from the state, finished games dropped as they end) give exactly the values of a slow reference
@@ -16,14 +16,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agents.belief import default_belief_path
 from agents.bots import SimpleBot
-from agents.equity import EQUITY_FILE
-from agents.marjj import PatientBot
+from agents.bots.marjj import PatientBot
 from agents.matches import play_pairing
 from agents.paths import MODELS_DIR
 from agents.registry import AgentSpecError, make_agent
-from agents.search import ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, default_config, parse_search_spec
+from agents.search.belief import default_belief_path
+from agents.search.equity import EQUITY_FILE
+from agents.search.search import ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, default_config, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL
 from hollywood_env.observation import encode
@@ -267,7 +267,7 @@ def _record_opponent_wins(state, games, points):
 
 
 def test_the_opponent_win_record_is_read_from_the_scoresheet():
-    from agents.search import opponent_knocks_early, opponent_win_record
+    from agents.search.search import opponent_knocks_early, opponent_win_record
     from hollywood_env.determinize import InfoSet
 
     state = _positions(n=4, seed=2, steps=6)
@@ -293,7 +293,7 @@ def test_value_match_uses_equity_only_against_an_opponent_who_waits_for_gin():
     on average, each value is the one-game reference's change of match equity over
     ``EQUITY_PER_POINT``; in the others (early knockers, and opponents with fewer wins) the signed
     hand points, exactly as ``value=points``."""
-    from agents.search import EQUITY_PER_POINT, opponent_waits_for_gin
+    from agents.search.search import EQUITY_PER_POINT, opponent_waits_for_gin
     from hollywood_env.determinize import InfoSet
 
     state = _positions(n=24, seed=4, steps=12)
@@ -414,7 +414,7 @@ def test_specs_and_knobs():
 
 
 def test_the_automatic_base_falls_back_to_the_bot_when_no_model_loads(monkeypatch):
-    import agents.search as S
+    import agents.search.search as S
 
     monkeypatch.setattr(S, "AUTO_BASES", ("ppo:no/such/model.pt", "marjj"))
     assert SearchAgent("hollywood", seed=0, worlds=2).config.base == "marjj"

@@ -113,7 +113,7 @@ def test_reproduce_stops_where_an_early_stopped_model_stopped(tmp_path):
     import os
     import signal
 
-    from agents.stopping import TrainingStopped
+    from agents.rl.stopping import TrainingStopped
     from experiments.release.ship import main, reproduce_model
 
     cfg = load_config(TrainConfig, "configs/ppo_tiny.yaml",

@@ -3,7 +3,7 @@ reStructuredText forms that Markdown would garble; this turns them into Markdown
 
 * simple tables (rows between lines of ``=====  =====``) become fenced text blocks, as written;
 * ``Name::`` before an indented block becomes ``Name:`` (the block stays a code block);
-* roles such as ``:class:`~agents.league.League``` become code spans (``League``);
+* roles such as ``:class:`~agents.rl.league.League``` become code spans (``League``);
 * ``{OBSERVATION_TABLE}``, which the env modules fill in at import time, becomes the table of
   :mod:`hollywood_env.observation`.
 

@@ -67,7 +67,7 @@ class Recorder:
         can = mask[:, KNOCK:KNOCK + 52].any(axis=1) | mask[:, BIG_GIN]
         if can.any():
             rows = np.flatnonzero(can)
-            from agents.features import DISCARD_VALUE, augment
+            from agents.rl.features import DISCARD_VALUE, augment
 
             x = augment(obs[rows], mask[rows], self.rules.forbid_discard_of_taken_card)
             values = x[:, obs.shape[1] + DISCARD_VALUE: obs.shape[1] + DISCARD_VALUE + 52]

@@ -16,12 +16,12 @@ train`` runs it before it creates a run folder.
     torch_threads: 2
     total_steps: 2000000 # decisions stepped (num_games x num_steps per update)
     env:    {rules: hollywood, reward: hollywood, max_steps: 3000, ...}
-    ppo:    {num_games: 512, num_steps: 64, lr: 0.00025, ...}      # agents/ppo.py PPOConfig
-    dqn:    {num_games: 128, num_steps: 16, n_step: 3, ...}        # agents/dqn.py DQNConfig
+    ppo:    {num_games: 512, num_steps: 64, lr: 0.00025, ...}      # agents/rl/ppo.py PPOConfig
+    dqn:    {num_games: 128, num_steps: 16, n_step: 3, ...}        # agents/rl/dqn.py DQNConfig
     league: {self_play_weight: 0.5, snapshot_weight: 0.25, bot_weight: 0.25, bots: [random, simple]}
     eval:   {every: 20, pairs: 100, bots: [random, simple]}
     log:    {root: runs, name: ppo_hollywood, checkpoint_every: 10}
-    collector: {kind: local, num_workers: 1, ...}   # local | process | ray: agents/collectors.py
+    collector: {kind: local, num_workers: 1, ...}   # local | process | ray: agents/rl/collectors.py
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents.collectors import CollectorConfig
-from agents.dqn import DQNConfig
-from agents.ppo import PPOConfig
+from agents.rl.collectors import CollectorConfig
+from agents.rl.dqn import DQNConfig
+from agents.rl.ppo import PPOConfig
 from experiments.config.loader import ConfigError, suggest
 from hollywood_env.rewards import MODES as REWARD_MODES
 from hollywood_env.rules import PRESETS, Rules

@@ -1,4 +1,4 @@
-"""Tournament pairings as Ray tasks (starting or joining Ray: :mod:`agents.ray_support`).
+"""Tournament pairings as Ray tasks (starting or joining Ray: :mod:`agents.rl.ray_support`).
 
 Ray is an optional dependency (``pip install 'hollywood-gin-rl[ray]'``); nothing here imports it
 before it is needed.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agents.ray_support import init_ray, require_ray
+from agents.rl.ray_support import init_ray, require_ray
 
 # --- tournaments -------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 RLlib saves an ``Algorithm`` as a checkpoint folder in its own format, which loading unpickles.
 This command loads one (:func:`hollywood_env.rllib.export_policy`; export only checkpoints you
 made or trust) and writes the actor of its module ``shared`` as plain tensors, which the agent
-spec ``rllib:OUT`` plays greedily without Ray (:mod:`agents.rllib_support`), in ``hollywood
+spec ``rllib:OUT`` plays greedily without Ray (:mod:`agents.interop.rllib_support`), in ``hollywood
 evaluate``, ``tournament`` and ``play``. Needs the ``rllib`` extra.
 """
 

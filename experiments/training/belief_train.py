@@ -6,7 +6,7 @@
 ``train`` plays games between many kinds of agents (the pairings of :data:`PAIRINGS`, on the
 Hollywood preset and on single hands of ``gin-rummy-simple``), records at sampled decisions what
 the player to act saw (observation and public history) and, as the label, its opponent's true
-hand; trains :class:`agents.belief.BeliefNet` on them (binary cross-entropy on the unseen cards,
+hand; trains :class:`agents.search.belief.BeliefNet` on them (binary cross-entropy on the unseen cards,
 the history withheld from a share of the rows so the model also works from the observation
 alone); measures it on held-out games, one table per opponent kind, against the heuristic and
 the uniform belief; and writes the model and its card (``.md`` beside it). The same command and
@@ -28,7 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.belief import (
+from agents.checkpoint import CheckpointError
+from agents.matches import act
+from agents.registry import AgentSpecError, make_agent
+from agents.search.belief import (
     INPUT_SIZE,
     BeliefNet,
     LearnedBelief,
@@ -38,9 +41,6 @@ from agents.belief import (
     save_belief,
     uniform_probabilities,
 )
-from agents.checkpoint import CheckpointError
-from agents.matches import act
-from agents.registry import AgentSpecError, make_agent
 from experiments import arguments
 from hollywood_env import core
 from hollywood_env import observation as O
@@ -342,8 +342,8 @@ def _card(path, meta: dict, report: dict) -> str:
         "opponent is known to hold; the unseen cards' probabilities sum to the number of unknown cards it "
         "holds). Used by the `search` agent (`belief=learned`) to draw its worlds.", "",
         "## Model", "",
-        f"- file: `{path.name}`, {size_mb:.2f} MB, read weights-only (`agents.belief.load_belief`)",
-        f"- network: `agents.belief.BeliefNet`, card-centric (one small network shared by the 52 cards reads "
+        f"- file: `{path.name}`, {size_mb:.2f} MB, read weights-only (`agents.search.belief.load_belief`)",
+        f"- network: `agents.search.belief.BeliefNet`, card-centric (one small network shared by the 52 cards reads "
         f"each card's run and set neighbourhood in every input plane), {meta['inputs']} inputs, width "
         f"{meta['hidden']}, {meta['layers']} layers, 52 logits; {meta['parameters']:,} parameters",
         f"- training: {meta['train_decisions']:,} decisions of {meta['train_games']:,} games, {meta['epochs']} "

@@ -3,11 +3,11 @@
     hollywood equity train [--out models/equity_hollywood.pt] [--seed 0] [--matches 800000]
 
 ``train`` collects the outcome distribution of single hands (the first hands of duplicate pairs
-between the bots and the shipped agents, :func:`agents.equity.collect_hand_outcomes`), simulates
+between the bots and the shipped agents, :func:`agents.search.equity.collect_hand_outcomes`), simulates
 ``--matches`` matches on the engine's batched scoresheet with hand outcomes drawn from it, fits
-:class:`agents.equity.EquityNet` to their results, and measures the model on sheets of fresh
+:class:`agents.search.equity.EquityNet` to their results, and measures the model on sheets of fresh
 simulated matches against its slow reference, the Monte-Carlo equity of each sheet
-(:func:`agents.equity.monte_carlo_equity`). It writes the model and its card (``.md`` beside it).
+(:func:`agents.search.equity.monte_carlo_equity`). It writes the model and its card (``.md`` beside it).
 The same command and seed give the same model (one torch thread).
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.checkpoint import CheckpointError
-from agents.equity import (
+from agents.search.equity import (
     DEFAULT_PAIRINGS,
     EQUITY_FILE,
     MatchEquity,
@@ -58,13 +58,13 @@ def card(meta: dict) -> str:
     return f"""# equity-hollywood: the match-win equity of a Hollywood scoresheet
 
 P(the viewer wins the match | the scoresheet) for two players of equal strength, on majority
-matches of {meta['columns']} games to {meta['target']} (`agents.equity`). Used by the `search`
+matches of {meta['columns']} games to {meta['target']} (`agents.search.equity`). Used by the `search`
 agent with `value=equity`, which values a rolled-out hand by the change of this equity.
 
 ## Model
 
-- file: `equity_hollywood.pt`, read weights-only (`agents.equity.load_equity`)
-- network: `agents.equity.EquityNet`, {meta['n_inputs']} inputs (per game: both columns over the
+- file: `equity_hollywood.pt`, read weights-only (`agents.search.equity.load_equity`)
+- network: `agents.search.equity.EquityNet`, {meta['n_inputs']} inputs (per game: both columns over the
   target, both opened flags, who won it), {meta['layers']} layers of {meta['hidden']}; exact where
   the match is decided, symmetric between the seats
 - fit: {m['matches']:,} simulated matches, {m['sheets']:,} sheets (each read from both seats),

@@ -10,7 +10,7 @@ Defaults: the vector env's defaults (one hand per episode against the random opp
 ``hollywood`` reward, rules ``hollywood``), ``num_envs`` 64, MaskablePPO with ``MlpPolicy``
 (``net_arch`` 128-128, tanh), ``n_steps`` 128, ``batch_size`` 1024, ``n_epochs`` 4, otherwise
 SB3's defaults. The saved ``.zip`` is SB3's own format; our agent spec ``sb3:PATH`` reads only
-its weights (``agents/sb3_policy.py``).
+its weights (``agents/interop/sb3_policy.py``).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from agents.paths import find_config
-from agents.ray_support import RayUnavailable
+from agents.rl.ray_support import RayUnavailable
 from experiments.config.loader import ConfigError, apply_overrides, load_config
 from experiments.config.schema import TrainConfig
 
@@ -182,7 +182,7 @@ def run_sweep(config: str, seeds: list[int], grid: list[tuple[str, list[str]]], 
               cpus_per_trial: float = 1.0, max_concurrent: int | None = None, ray_address: str | None = None,
               num_cpus: int | None = None, out: str | None = None, verbose: int = 0) -> dict:
     """Run the sweep; returns ``{"rows", "trials", "failed", "paths", "text"}``."""
-    from agents.ray_support import init_ray, require_ray
+    from agents.rl.ray_support import init_ray, require_ray
 
     if any(tok == "--seed" or tok.startswith("--seed=") for tok in overrides):
         raise ConfigError("give the seeds with --seeds, not --seed")

@@ -15,8 +15,8 @@ import signal
 import sys
 from pathlib import Path
 
-from agents.ray_support import RayUnavailable
-from agents.stopping import TrainingStopped
+from agents.rl.ray_support import RayUnavailable
+from agents.rl.stopping import TrainingStopped
 from experiments.config.loader import ConfigError, load_config
 from experiments.config.schema import TrainConfig, validate
 from experiments.training.run_writer import RunLogger, new_run_dir, read_metrics
@@ -32,10 +32,10 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
         run_dir = new_run_dir(cfg.log.root, cfg.log.name, cfg.seed)
     logger = RunLogger(run_dir, cfg, resume=resume_from is not None)
     if cfg.algo == "ppo":
-        from agents.ppo import train
+        from agents.rl.ppo import train
         per_update = cfg.ppo.num_games * cfg.ppo.num_steps
     elif cfg.algo == "dqn":  # an update: num_steps batch steps of num_games games, then gradient steps
-        from agents.dqn import train
+        from agents.rl.dqn import train
         per_update = cfg.dqn.num_games * cfg.dqn.num_steps
     else:  # pragma: no cover - the schema rejects other values
         raise ConfigError(f"unknown algo {cfg.algo!r}")
@@ -63,8 +63,8 @@ def _train_parser() -> argparse.ArgumentParser:
                "  --ppo.lr 1e-4 --seed 1 --league.bots random,simple --env.rule_options '{knock_limit: 8}'\n"
                "The whole config is checked before the run folder is made. Only the section of the\n"
                "config's algo (ppo or dqn) is used.\n\n"
-               "config keys and their defaults (what each means: experiments/config/schema.py, agents/ppo.py,\n"
-               "agents/dqn.py):\n" + describe_keys(TrainConfig).replace("%", "%%"))
+               "config keys and their defaults (what each means: experiments/config/schema.py, agents/rl/ppo.py,\n"
+               "agents/rl/dqn.py):\n" + describe_keys(TrainConfig).replace("%", "%%"))
     parser.add_argument("config", nargs="?", help="YAML config (configs/*.yaml); omit with --resume")
     parser.add_argument("--resume", metavar="RUN", help="a run folder (or its checkpoints/latest.pt) to continue")
     return parser
@@ -159,7 +159,7 @@ def train_main(argv=None) -> int:
     except (ConfigError, FileNotFoundError, RayUnavailable) as e:
         print(f"hollywood train: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as e:  # agents.stopping: a signal, or a second one that stopped at once
+    except KeyboardInterrupt as e:  # agents.rl.stopping: a signal, or a second one that stopped at once
         signum = getattr(e, "signum", signal.SIGINT)
         if isinstance(e, TrainingStopped):
             print(f"\nhollywood train: stopped by {signal.Signals(signum).name} after update {e.update} "

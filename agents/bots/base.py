@@ -1,21 +1,7 @@
-"""Baseline bots, batched: each is a policy ``(observations (n, D) float32, masks (n, 108) bool)
--> actions (n,) int64`` with no Python loop over the rows.
-
-A bot knows the rules it plays (``Bot(rules=..., seed=...)``) and reads everything from the
-observation layout of :mod:`hollywood_env.observation` (its hand, the discard pile, the cards the
-opponent took and discarded, the stock size, the knock limit in force, the scoresheet) and from
-the legal-action mask (the phase, which discards and knocks are legal, hence the card just taken
-from the pile when its discard is forbidden). They never see the state itself, so they plug into
-the PettingZoo / Gymnasium layers as they are.
-
-============  =================================================================================
-name          play
-============  =================================================================================
-``random``    uniform over the legal actions
-``simple``    OpenSpiel's simple Gin Rummy bot (:class:`SimpleBot`)
-``neller``    the EAAI Gin Rummy challenge's ``SimpleGinRummyPlayer`` (:class:`NellerBot`)
-``hollywood`` our scoresheet-aware heuristic (:class:`HollywoodBot`)
-============  =================================================================================
+"""What the baseline bots share: the :class:`View` decoded from an observation and its mask, the
+batched card helpers (melds, OpenSpiel's card order and tie-breaks, the upcard and knock rules
+that more than one bot uses), :class:`Bot`, :class:`PhaseBot` and ``random``
+(:class:`RandomBot`). The bots themselves and the table of names: :mod:`agents.bots`.
 
 Rows whose mask has no legal action (a finished game) get action 0; callers ignore it.
 """
@@ -23,20 +9,19 @@ Rows whose mask has no legal action (a finished game) get action 0; callers igno
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from hollywood_env import melds as M
 from hollywood_env import observation as O
-from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
+from hollywood_env.actions import KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, bools_to_masks, masks_to_bools
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import SeedLike, as_generator, random_legal_actions
 
-__all__ = ["Bot", "PhaseBot", "RandomBot", "SimpleBot", "NellerBot", "HollywoodBot", "HollywoodParams", "View", "decode",
-           "highest_card", "meldable_with", "best_knock"]
+__all__ = ["Bot", "PhaseBot", "RandomBot", "View", "decode", "highest_card", "meldable_with", "melds_with",
+           "openspiel_melded", "take_upcard", "best_knock"]
 
 U64 = np.uint64
 RANK = np.arange(NUM_CARDS) % 13
@@ -414,75 +399,6 @@ class RandomBot(Bot):
         return random_legal_actions(mask, self.rng)
 
 
-class SimpleBot(PhaseBot):
-    """The classic simple Gin Rummy bot: OpenSpiel's ``SimpleGinRummyBot``
-    (``open_spiel/bots/gin_rummy/simple_gin_rummy_bot.cc``), with OpenSpiel's tie-breaks.
-
-    * Upcard (first upcard or draw): take it if the minimum deadwood of hand + upcard (after the
-      best legal discard) is within the knock limit, or if the upcard lies in a meld of the
-      best arrangement of the 11 cards; otherwise draw from the stock (pass the first upcard).
-    * Discard phase: big gin if legal; else knock (or gin) as soon as any knock is legal,
-      discarding the highest-ranked deadwood card of the best arrangement of the 11 cards (with
-      11 melded cards: the first card in OpenSpiel's order whose discard keeps gin); else discard
-      the highest-ranked card among the deadwood of the best arrangement of the 11 cards that is
-      a legal discard; if none is, the highest-ranked legal discard.
-
-    Ties are broken as OpenSpiel breaks them: between cards of one rank, the higher suit in
-    OpenSpiel's card order (hearts > diamonds > clubs > spades; its cards are ``suit * 13 +
-    rank`` with suits s, c, d, h); between arrangements of equal deadwood, the meld group
-    OpenSpiel's ``BestMeldGroup`` lists first (:func:`openspiel_melded`).
-
-    On positions of replayed OpenSpiel games it picks OpenSpiel's move at 100% of 25,321
-    decisions in 1,000 games (95.0% with our own tie-breaks before): ``python
-    benchmarks/openspiel_agreement.py`` (tested in ``tests/test_bots.py`` where OpenSpiel is
-    installed). What can still differ, outside those games or not seen in them:
-
-    * "taking the upcard lets us knock" is the least deadwood over the legal discards, where
-      OpenSpiel counts the deadwood of its chosen arrangement less its highest card: the two
-      differ only when arrangements tie and a melded card would be the better discard;
-    * our rule sets may forbid discarding the card just taken from the pile (OpenSpiel allows
-      it): the bot then counts only legal discards and never picks an illegal one;
-    * OpenSpiel's bot decides at the wall (two cards left in the stock: knock if it can) and
-      never lays off; our hands end at the wall, and lay-offs are made by the engine.
-    """
-
-    name = "simple"
-
-    def _draw(self, v: View, rows):
-        return np.where(take_upcard(v, rows, self.rules, melded=openspiel_melded), TAKE_DISCARD,
-                        np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
-
-    def _discard(self, obs, v: View, rows, mask):
-        out = np.zeros(rows.size, dtype=np.int64)
-        big = mask[rows, BIG_GIN]
-        out[big] = BIG_GIN
-        hand = v.hand[rows]
-        deadwood = hand & ~openspiel_melded(hand)
-        knock = (v.legal_knocks[rows] != 0) & ~big
-        k = np.flatnonzero(knock)
-        if k.size:
-            card = highest_card(deadwood[k] & v.legal_knocks[rows[k]], OPENSPIEL_SUITS_LOW_TO_HIGH)
-            gin = np.flatnonzero(card < 0)  # all 11 melded (or that card forbidden)
-            if gin.size:
-                card[gin] = best_knock(hand[k[gin]], v.legal_knocks[rows[k[gin]]], openspiel_ties=True)
-            out[k] = KNOCK + card
-        plain = np.flatnonzero(~knock & ~big)
-        if plain.size:
-            out[plain] = DISCARD + simple_discard(deadwood[plain], v.legal_discards[rows[plain]])
-        return out
-
-
-def simple_discard(deadwood: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """``simple``'s plain discard (a card index per row): the highest-ranked card of ``deadwood``
-    (the hand less OpenSpiel's best arrangement, ``hand & ~openspiel_melded(hand)``) that is in
-    ``legal``; if none is, the highest-ranked card of ``legal`` (OpenSpiel's tie-breaks)."""
-    card = highest_card(deadwood & legal, OPENSPIEL_SUITS_LOW_TO_HIGH)
-    none = card < 0
-    if none.any():  # every deadwood card is forbidden: the highest legal discard
-        card[none] = highest_card(legal[none], OPENSPIEL_SUITS_LOW_TO_HIGH)
-    return card
-
-
 def take_upcard(v: View, rows: np.ndarray, rules: Rules,
                 melded: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The simple bot's upcard rule for the rows ``rows``: the upcard lies in a meld of the best
@@ -521,183 +437,3 @@ def best_knock(hand: np.ndarray, knocks: np.ndarray, openspiel_ties: bool = Fals
 
 def _knock_key(dw: np.ndarray, c: np.ndarray) -> np.ndarray:
     return (dw * 16 + 15 - VALUE[c]) * 64 + 63 - c
-
-
-class NellerBot(PhaseBot):
-    """The EAAI Gin Rummy challenge's ``SimpleGinRummyPlayer`` (Todd Neller).
-
-    * Upcard: take it only if it can be part of some meld with the hand; otherwise draw from
-      the stock (pass the first upcard).
-    * Discard: among the legal discards whose removal leaves the minimum deadwood, one at random
-      (the card just taken from the pile is never a legal discard when that is forbidden); knock
-      with that discard whenever its deadwood is within the knock limit (gin at 0); big gin if legal.
-
-    The original also refuses to repeat a draw-and-discard pair within a hand; bots here keep
-    no memory between calls, so that rule is left out.
-    """
-
-    name = "neller"
-
-    def _draw(self, v: View, rows):
-        take = melds_with(v.hand[rows], v.top[rows])
-        return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
-
-    def _discard(self, obs, v: View, rows, mask):
-        r, c = _expand(v.legal_discards[rows])
-        dw = M.min_deadwood_masks(v.hand[rows][r] & ~CARD_BITS[c])
-        # random tie-break: a random key below 1 added to the integer deadwood
-        key = dw + self.rng.random(dw.shape[0])
-        card = _best_per_row(r, c, key, rows.size)
-        knock = (v.legal_knocks[rows] & CARD_BITS[card]) != 0
-        return np.where(mask[rows, BIG_GIN], BIG_GIN, np.where(knock, KNOCK, DISCARD) + card)
-
-
-@dataclass(frozen=True)
-class HollywoodParams:
-    """Knobs of :class:`HollywoodBot` (see its docstring).
-
-    The defaults were tuned against ``simple`` in ``hollywood`` matches (3,000 duplicate pairs per
-    setting): the outs and danger terms are worth about 4 points of match win rate together
-    (without them, min-deadwood discards lose to ``simple``); ``take_gain`` below 8 hurts;
-    holding out for gin and the close margin change little either way. Tried and not kept (no
-    better than these defaults): a one-step lookahead (expected deadwood after the next stock
-    draw), counting only outs next to deadwood, an outs weight falling with the stock, and
-    declining high-deadwood knocks when the opponent holds cards taken from the pile.
-    """
-
-    #: weight of a live "out" (an unseen card that would meld with the hand) in discard choice
-    outs_weight: float = 1.0
-    #: weight of feeding the opponent's known melds / taking its discards' safety into account
-    danger_weight: float = 3.0
-    safety_weight: float = 1.0
-    #: take the upcard (besides meld / knock) when it lowers the deadwood by at least this much
-    #: (100: never)
-    take_gain: int = 100
-    #: hold out for gin: when ahead in open columns, with deadwood <= hold_deadwood and at
-    #: least hold_stock cards in the stock, do not knock (0 disables)
-    hold_deadwood: int = 3
-    hold_stock: int = 20
-    #: "close to ending a game": the opponent is this many points or fewer from the target
-    close_margin: int = 25
-
-
-class HollywoodBot(PhaseBot):
-    """A heuristic of our own that reads the Hollywood scoresheet and tracks the cards.
-
-    * Stance from the sheet (in-progress games only): *urgent* when the opponent has more
-      columns open than we do, or is within ``close_margin`` points of the target in a game:
-      knock at the first chance. *Patient* when we have more columns open: it may hold out for
-      gin when its knock deadwood is already at most ``hold_deadwood`` with at least
-      ``hold_stock`` cards left in the stock. Otherwise knock as soon as it is legal.
-    * Knock with the discard that leaves the least deadwood (big gin / gin first).
-    * Upcard: take it when it melds in the best arrangement of hand + upcard, or lets us knock,
-      or lowers the deadwood after the best discard by ``take_gain`` or more.
-    * Discard: minimise ``deadwood after the discard - outs_weight * live outs of the hand kept
-      + danger_weight * danger - safety_weight * safety``, where the outs are the unseen cards
-      (not in our hand, the discard pile or the cards the opponent took) that would meld with
-      the hand kept; danger counts the opponent's known cards (taken from the pile) the discard
-      would meld with; safety marks a discard of a rank the opponent threw, or next to a card
-      of its suit it threw.
-    """
-
-    name = "hollywood"
-    full_view = True  # reads the discards and the opponent's known cards too
-
-    def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, params: HollywoodParams | None = None,
-                 **kw: Any):
-        super().__init__(rules, seed)
-        params = params or HollywoodParams()
-        if kw:
-            names = {f.name for f in fields(HollywoodParams)}
-            bad = sorted(set(kw) - names)
-            if bad:
-                raise ValueError(f"unknown HollywoodBot parameter(s) {bad}; valid: {sorted(names)}")
-            params = replace(params, **kw)
-        self.params = params
-        self._sheet = O.sheet_slice(self.rules)
-
-    # --- the sheet ----------------------------------------------------------------------------
-    def stance(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(urgent, patient)`` bool arrays from the scoresheet features."""
-        c = self.rules.columns
-        f = obs[:, self._sheet].reshape(obs.shape[0], c, O.SHEET_FEATURES)
-        opp_pts = f[:, :, 1] * self.rules.target
-        own_open, opp_open, live = f[:, :, 2] > 0, f[:, :, 3] > 0, f[:, :, 4] == 0
-        n_own = (own_open & live).sum(axis=1)
-        n_opp = (opp_open & live).sum(axis=1)
-        close = (live & (opp_pts >= self.rules.target - self.params.close_margin - 0.5)).any(axis=1)
-        urgent = (n_opp > n_own) | close
-        patient = (n_own > n_opp) & ~close
-        return urgent, patient
-
-    def _draw(self, v: View, rows):
-        p = self.params
-        take = take_upcard(v, rows, self.rules)
-        if p.take_gain < 100:
-            up = v.top[rows]
-            upbit = CARD_BITS[up]
-            hand = v.hand[rows]
-            h11 = hand | upbit
-            allowed = h11 & ~upbit if self.rules.forbid_discard_of_taken_card else h11
-            maybe = np.flatnonzero(~take & (VALUE[up] < 10))
-            if maybe.size:
-                before = M.min_deadwood_masks(hand[maybe])
-                r, c = _expand(allowed[maybe])
-                after = np.full(maybe.size, 10**6, dtype=np.int64)
-                np.minimum.at(after, r, M.min_deadwood_masks(h11[maybe][r] & ~CARD_BITS[c]))
-                take[maybe] = before - after >= p.take_gain
-        return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
-
-    def _discard(self, obs, v: View, rows, mask):
-        p = self.params
-        m = rows.size
-        out = np.zeros(m, dtype=np.int64)
-        hand = v.hand[rows]
-        knocks = v.legal_knocks[rows]
-        can_knock = knocks != 0
-        knock_card = np.full(m, -1, dtype=np.int64)
-        k = np.flatnonzero(can_knock)
-        hold = np.zeros(m, dtype=bool)
-        if k.size:
-            r, c = _expand(knocks[k])
-            dw = M.min_deadwood_masks(hand[k][r] & ~CARD_BITS[c])
-            knock_card[k] = _best_per_row(r, c, _knock_key(dw, c), k.size)
-            if p.hold_deadwood > 0:
-                best_dw = np.full(k.size, 10**6, dtype=np.int64)
-                np.minimum.at(best_dw, r, dw)
-                _, patient = self.stance(obs[rows[k]])
-                hold[k] = (patient & (best_dw > 0) & (best_dw <= p.hold_deadwood)
-                           & (v.stock[rows[k]] >= p.hold_stock))
-        go = can_knock & ~hold
-        out[go] = KNOCK + knock_card[go]
-        plain = np.flatnonzero(~go)
-        if plain.size:
-            g = rows[plain]
-            out[plain] = DISCARD + self._choose_discard(v, g)
-        big = mask[rows, BIG_GIN]
-        out[big] = BIG_GIN
-        return out
-
-    def _choose_discard(self, v: View, g):
-        p = self.params
-        hand = v.hand[g]
-        r, c = _expand(v.legal_discards[g])
-        kept = hand[r] & ~CARD_BITS[c]
-        dw = M.min_deadwood_masks(kept).astype(np.float64)
-        unseen = ~(hand | v.pile[g] | v.opp_known[g])
-        outs = _pc(meldable_with(kept) & unseen[r])
-        known = v.opp_known[g][r]
-        # danger: cards the opponent took that this discard would meld with
-        same_rank = known & _RANK_ROWS[RANK[c]]
-        suit_shift = U64(13) * SUIT[c].astype(np.uint64)
-        suit_k = ((known >> suit_shift) & _SUIT_BITS).astype(np.int64)
-        rk = RANK[c]
-        near1 = ((suit_k >> np.maximum(rk - 1, 0)) & 1) * (rk >= 1) + ((suit_k >> (rk + 1)) & 1)
-        near2 = ((suit_k >> np.maximum(rk - 2, 0)) & 1) * (rk >= 2) + ((suit_k >> (rk + 2)) & 1)
-        danger = _pc(same_rank) + near1 + 0.5 * near2
-        od = v.opp_discarded[g][r]
-        suit_d = ((od >> suit_shift) & _SUIT_BITS).astype(np.int64)
-        safe = ((od & _RANK_ROWS[RANK[c]]) != 0).astype(np.float64)
-        safe += 0.5 * ((((suit_d >> np.maximum(rk - 1, 0)) & 1) * (rk >= 1) + ((suit_d >> (rk + 1)) & 1)) > 0)
-        key = dw - p.outs_weight * outs + p.danger_weight * danger - p.safety_weight * safe - 0.01 * VALUE[c]
-        return _best_per_row(r, c, key, g.size)

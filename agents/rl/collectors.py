@@ -4,16 +4,16 @@ in worker processes or on Ray.
 The ``<algo>.num_games`` games of an update are split into ``collector.num_workers`` *shards* of
 ``num_games / num_workers`` games. A :class:`Shard` owns everything a rollout mutates:
 
-* its :class:`~agents.rollout.SelfPlayRollout`: the :class:`~hollywood_env.selfplay.SelfPlayBatch`
-  seeded from ``(seed, shard index)`` and its own copy of the :class:`~agents.league.League` (the
+* its :class:`~agents.rl.rollout.SelfPlayRollout`: the :class:`~hollywood_env.selfplay.SelfPlayBatch`
+  seeded from ``(seed, shard index)`` and its own copy of the :class:`~agents.rl.league.League` (the
   bots, and every promoted snapshot, with its own opponent-sampling RNG and its own copies of the
   members' RNGs);
 * its own generator for the learner's action sampling, and what the algorithm keeps between
   updates (DQN: the open n-step transitions).
 
-The algorithm subclasses :class:`Shard` in its own file (:class:`agents.ppo.PPOShard`: samples the
+The algorithm subclasses :class:`Shard` in its own file (:class:`agents.rl.ppo.PPOShard`: samples the
 policy, runs GAE over its (game, player) streams and returns training samples;
-:class:`agents.dqn.DQNShard`: epsilon-greedy actions, returns n-step transitions) and gives the
+:class:`agents.rl.dqn.DQNShard`: epsilon-greedy actions, returns n-step transitions) and gives the
 class to :func:`make_collector`. A shard depends only on the config, its index, the weights it is
 given and the snapshots added to its league, never on where it runs, so the three collectors give
 identical runs for the same seed and ``num_workers`` (``process`` with ``torch_threads: 1``: see
@@ -58,12 +58,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from agents.features import input_size
-from agents.networks import load_weights  # noqa: F401  (re-exported: agents.collectors.load_weights)
+from agents.rl.features import input_size
+from agents.rl.networks import load_weights  # noqa: F401  (re-exported: agents.rl.collectors.load_weights)
 from hollywood_env.sampling import SeedLike, as_generator
 
 if TYPE_CHECKING:  # annotations only
-    from agents.league import League
+    from agents.rl.league import League
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class CollectorConfig:
     max_restarts: int = 3
 
     def __post_init__(self):
-        from agents.trainutil import check_at_least, check_numbers
+        from agents.rl.loop import check_at_least, check_numbers
 
         if self.kind not in KINDS:
             raise ValueError(f"collector.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
@@ -127,7 +127,7 @@ def weights_to_numpy(state_dict: Mapping[str, torch.Tensor]) -> dict:
 class Shard:
     """``num_games / num_workers`` games of the rollout with their league and RNGs (module doc).
 
-    The algorithm-independent part: the :class:`~agents.rollout.SelfPlayRollout` (games and
+    The algorithm-independent part: the :class:`~agents.rl.rollout.SelfPlayRollout` (games and
     league), the snapshots, the restorable state. :class:`PPOShard` and :class:`DQNShard` add the
     network, the learner's sampling and what is made of the steps."""
 
@@ -135,8 +135,8 @@ class Shard:
 
     def __init__(self, cfg, index: int, start_update: int = 1, snapshots=(), net: torch.nn.Module | None = None,
                  device: str = "cpu"):
-        from agents.league import League
-        from agents.rollout import SelfPlayRollout
+        from agents.rl.league import League
+        from agents.rl.rollout import SelfPlayRollout
         from hollywood_env.actions import NUM_ACTIONS
         from hollywood_env.selfplay import SelfPlayBatch
 
@@ -167,7 +167,7 @@ class Shard:
     # --- the algorithm's parts -----------------------------------------------------------------
 
     def input_belief(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
-        """What the network reads after the features (:func:`agents.features.augment`'s
+        """What the network reads after the features (:func:`agents.rl.features.augment`'s
         ``belief``; PPO: the learned belief with ``ppo.belief_input``), or None."""
         return None
 
@@ -603,7 +603,7 @@ class RayCollector(_RemoteShards):
 
     def __init__(self, shard_cls, cfg, net: torch.nn.Module | None = None, start_update: int = 1, snapshots=(),
                  snapshot_weights=None):
-        from agents.ray_support import init_ray, require_ray
+        from agents.rl.ray_support import init_ray, require_ray
 
         ray = require_ray()
         cc = cfg.collector
@@ -699,7 +699,7 @@ def snapshot_weights(league: League, ids: Iterable[int] | None = None) -> dict:
 
 def open_collector(shard_cls: type[Shard], cfg: Any, net: torch.nn.Module, league: League, start_update: int,
                    saved_state: list[dict] | None = None) -> LocalCollector | ProcessCollector | RayCollector:
-    """The run's collector (:func:`agents.collectors.make_collector`) over ``shard_cls`` shards,
+    """The run's collector (:func:`agents.rl.collectors.make_collector`) over ``shard_cls`` shards,
     seeded with the learner league's pool; with ``saved_state`` (a checkpoint's) the shards
     continue the saved games."""
     pool = list(snapshot_weights(league, league.snapshot_ids).values())

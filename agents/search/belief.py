@@ -4,7 +4,7 @@ holds it, from what the viewer has seen; and worlds drawn from a belief.
 A player of Gin Rummy sees its own hand, the pile, the cards the opponent took from the pile and
 still holds, and the public history of the hand (:mod:`hollywood_env.history`): every take, every
 declined upcard, every discard, in order. The rest of the opponent's hand is hidden. A planner
-(:mod:`agents.search`) plays its candidate moves in *worlds*, full games consistent with what it
+(:mod:`agents.search.search`) plays its candidate moves in *worlds*, full games consistent with what it
 saw; the better the worlds' opponent hands resemble the real one, the better its plans. Three
 beliefs are provided, each a function of the viewer's information only:
 
@@ -38,7 +38,7 @@ and plain values; a file that holds code is refused).
 
 As inputs of a network (``PPOConfig.belief_input``): :func:`belief_features` gives a
 :class:`BeliefFeatures`, the learned belief read from the observation and the legal mask alone
-(no history), which :func:`agents.features.augment` appends to the features; the model file is
+(no history), which :func:`agents.rl.features.augment` appends to the features; the model file is
 read once per process.
 """
 
@@ -50,6 +50,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import bots as B
+from agents.checkpoint import CheckpointError, atomic_write, read_model_file
+from agents.paths import MODELS_DIR
 from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env import observation as O
@@ -57,10 +60,6 @@ from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
 from hollywood_env.determinize import InfoSet, opponent_hand_size, sample_worlds, unseen_cards
 from hollywood_env.history import HISTORY_SIZE, no_history
 from hollywood_env.rules import Rules, resolve_rules
-
-from . import bots as B
-from .checkpoint import CheckpointError, atomic_write, read_model_file
-from .paths import MODELS_DIR
 
 __all__ = [
     "BELIEFS", "BeliefNet", "LearnedBelief", "belief_inputs", "apply_hard_facts", "uniform_probabilities",

@@ -1,20 +1,20 @@
 """The self-play rollout every training algorithm shares: games, league opponents, bookkeeping.
 
 A :class:`SelfPlayRollout` owns ``B`` games of a :class:`~hollywood_env.selfplay.SelfPlayBatch`
-and the :class:`~agents.league.League` that gives each game its opponent. Each :meth:`step` is one
+and the :class:`~agents.rl.league.League` that gives each game its opponent. Each :meth:`step` is one
 decision in every game:
 
 1. the *learner rows* are the games where the learner is to move (both seats in self-play games,
    its own seat otherwise; a game whose episode just ended waits one step for its auto-reset);
 2. ``act(rows, x, mask)`` — the algorithm's own choice — gives the learner's actions on those rows
-   (``x``: observation plus :mod:`agents.features`, what the networks read, with the learned
+   (``x``: observation plus :mod:`agents.rl.features`, what the networks read, with the learned
    belief's values when the rollout has a ``belief``); the league members
    act on the other rows;
 3. the batch steps; returns of finished episodes against other opponents, Hollywood statistics
    (``hollywood/*``) and fresh opponents for the games whose episode ended are handled here.
 
 What the algorithm learns from is its own business (PPO: per-(game, player) streams and GAE in
-:mod:`agents.collectors`; DQN: n-step transitions in :mod:`agents.dqn`): :meth:`step` returns a
+:mod:`agents.rl.collectors`; DQN: n-step transitions in :mod:`agents.rl.dqn`): :meth:`step` returns a
 :class:`Step` with everything about the decision and its outcome.
 
 All randomness is the league's (its sampler and its members' generators) and the algorithm's
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.features import augment, input_size
-from agents.league import SELF, Assignment
-from agents.trainutil import HollywoodStats
+from agents.rl.features import augment, input_size
+from agents.rl.league import SELF, Assignment
+from agents.rl.loop import HollywoodStats
 
 if TYPE_CHECKING:  # annotations only
-    from agents.league import League
     from agents.registry import Policy
+    from agents.rl.league import League
     from hollywood_env.selfplay import SelfPlayBatch
 
 
@@ -61,7 +61,7 @@ class SelfPlayRollout:
 
     ``forbid_taken``: the rules' ``forbid_discard_of_taken_card`` (for the features);
     ``features_for_all``: compute ``x`` for every valid row (DQN stores the opponents' decisions
-    too), not only the learner's; ``belief``: the :class:`agents.belief.BeliefFeatures` appended
+    too), not only the learner's; ``belief``: the :class:`agents.search.belief.BeliefFeatures` appended
     to ``x`` (``PPOConfig.belief_input``), computed once per step for the rows of ``x``."""
 
     def __init__(self, batch: SelfPlayBatch, league: League, forbid_taken: bool, features_for_all: bool = False,

@@ -1,8 +1,8 @@
 """Masked Double DQN (dueling head, n-step returns, replay) with league self-play (CleanRL style).
 
-The learner collects experience exactly as :mod:`agents.ppo` does: ``num_games`` matches are
+The learner collects experience exactly as :mod:`agents.rl.ppo` does: ``num_games`` matches are
 stepped together through :class:`hollywood_env.SelfPlayBatch`, each game with an opponent from
-the :class:`~agents.league.League` (the latest network itself, a frozen snapshot, or a bot).
+the :class:`~agents.rl.league.League` (the latest network itself, a frozen snapshot, or a bot).
 
 Two-player transitions (:class:`TransitionAssembler`): a transition of a player runs from one of
 its decisions to its *next decision in the same game*, or to the end of the episode; the rewards
@@ -69,12 +69,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from agents.collectors import Shard
-from agents.features import NUM_FEATURES
-from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import DuelingQNetwork, masked_logits
-from agents.policies import DQNPolicy, epsilon_greedy, greedy_actions
-from agents.trainutil import make_expert
+from agents.rl.collectors import Shard
+from agents.rl.features import NUM_FEATURES
+from agents.rl.features import VERSION as FEATURES_VERSION
+from agents.rl.loop import make_expert
+from agents.rl.networks import DuelingQNetwork, masked_logits
+from agents.rl.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from hollywood_env.sampling import SeedLike, as_generator
 
 
@@ -123,7 +123,7 @@ class DQNConfig:
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The margin term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
-        from agents.trainutil import expert_weight
+        from agents.rl.loop import expert_weight
 
         return expert_weight(self.expert, self.expert_coef, self.expert_until, update, num_updates)
 
@@ -140,7 +140,7 @@ class DQNConfig:
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
-        from agents.trainutil import check_at_least, check_expert_fields, check_hidden, check_numbers, in_range
+        from agents.rl.loop import check_at_least, check_expert_fields, check_hidden, check_numbers, in_range
 
         check_at_least("dqn", self, ("num_games", "num_steps", "buffer_size", "batch_size", "n_step",
                                      "target_update_every"), 1)
@@ -508,7 +508,7 @@ class TransitionBatch:
     """One DQN shard's part of an update: the n-step transitions completed in its games (in the
     order the shard completed them) and the statistics of its games."""
 
-    transitions: object  # agents.dqn.Transitions
+    transitions: object  # agents.rl.dqn.Transitions
     episode_returns: list[float]
     stats: object
     n_learner: int
@@ -519,7 +519,7 @@ class TransitionBatch:
 
 class DQNShard(Shard):
     """A DQN shard: epsilon-greedy actions of the Q-network (numpy generator of its own), and the
-    n-step transitions of :class:`agents.dqn.TransitionAssembler` (the opponents' decisions too
+    n-step transitions of :class:`agents.rl.dqn.TransitionAssembler` (the opponents' decisions too
     with ``dqn.learn_from_opponents``), labelled with the ``dqn.expert`` bot's moves when asked."""
 
     algo = "dqn"
@@ -610,18 +610,18 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
           on_update: Callable[[int, Any], None] | None = None) -> dict:
     """Train DQN with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final metrics.
 
-    The games are collected in shards (:mod:`agents.collectors`, the ``collector:`` section:
+    The games are collected in shards (:mod:`agents.rl.collectors`, the ``collector:`` section:
     here or on Ray workers, exactly as for PPO), each returning the n-step transitions completed
     in its games; the learner adds them to the replay buffer in shard order, runs the gradient
     steps, gates league snapshots (sent to the shards with the next rollout), evaluates and
     checkpoints. ``on_update``: an optional ``f(update, collector)`` called after every update
     (tests, tooling). Checkpoints, resume and stopping on signals work as in
-    :func:`agents.ppo.train`."""
+    :func:`agents.rl.ppo.train`."""
     from agents.checkpoint import load_checkpoint, save_checkpoint
-    from agents.collectors import open_collector, snapshot_weights
-    from agents.league import League
-    from agents.stopping import RunGuard
-    from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
+    from agents.rl.collectors import open_collector, snapshot_weights
+    from agents.rl.league import League
+    from agents.rl.loop import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
+    from agents.rl.stopping import RunGuard
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
 
@@ -629,7 +629,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
     rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
     device = torch.device(cfg.device)
     rules = cfg.env.make_rules()
-    obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.features too
+    obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.rl.features too
     forbid = rules.forbid_discard_of_taken_card
     q_net = dc.make_network(obs_dim, NUM_ACTIONS).to(device)
     target_net = copy.deepcopy(q_net)

@@ -26,7 +26,7 @@ are large enough for a network to act on early in training.
 
 With a ``belief`` (``PPOConfig.belief_input``), :func:`augment` appends ``BELIEF_SIZE`` (52) more
 values after these: for each card, the probability that the opponent holds it, from the learned
-belief (:class:`agents.belief.BeliefFeatures`) read from the observation and the legal mask alone
+belief (:class:`agents.search.belief.BeliefFeatures`) read from the observation and the legal mask alone
 (no history), with the hard facts (0 for a card the viewer can place, 1 for one the opponent is
 known to hold). The belief reads only the viewer's information, so these leak nothing either.
 """
@@ -59,7 +59,7 @@ def input_size(observation_size: int, belief: bool = False) -> int:
 def augment(obs: np.ndarray, mask: np.ndarray, forbid_taken: bool = True,
             belief: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """``(n, D)`` observations -> ``(n, D + NUM_FEATURES)`` float32 with the features appended:
-    what the networks read. ``belief``: a :class:`agents.belief.BeliefFeatures` (``(obs, mask) ->
+    what the networks read. ``belief``: a :class:`agents.search.belief.BeliefFeatures` (``(obs, mask) ->
     (n, 52)``), whose values are appended too (``(n, D + NUM_FEATURES + BELIEF_SIZE)``)."""
     n = obs.shape[0]
     d = obs.shape[1]

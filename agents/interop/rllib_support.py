@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from agents.policies import MaskedActorPolicy
+from agents.rl.policies import MaskedActorPolicy
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike
 
@@ -127,7 +127,7 @@ def ppo_config(env_config: dict | None = None, *, opponent: Any = None, seed: Se
     from hollywood_env import rllib
 
     if isinstance(opponent, str):
-        from .registry import make_agent
+        from agents.registry import make_agent
 
         opponent = make_agent(opponent, rules=(env_config or {}).get("rules"), seed=seed)
     return rllib.ppo_config(env_config, opponent=opponent, **kwargs)

@@ -37,7 +37,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from agents.policies import MaskedActorPolicy
+from agents.rl.policies import MaskedActorPolicy
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike
 

@@ -1,9 +1,9 @@
 """Masked PPO with league self-play on the batched self-play API (CleanRL style, one file).
 
 The rollout steps ``num_games`` matches at once through :class:`hollywood_env.SelfPlayBatch`.
-Each game has an opponent from the :class:`~agents.league.League` (the latest policy itself,
+Each game has an opponent from the :class:`~agents.rl.league.League` (the latest policy itself,
 a frozen snapshot, or a bot); the learner acts in its seat (both seats in self-play games).
-The games are split into shards collected here or on Ray workers (:mod:`agents.collectors`,
+The games are split into shards collected here or on Ray workers (:mod:`agents.rl.collectors`,
 the ``collector:`` section of a config); this module runs the update on their samples, the
 gating of league snapshots (sent to the shards with the next rollout), evaluation and checkpoints.
 
@@ -32,12 +32,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.collectors import Shard
-from agents.features import BELIEF_SIZE, input_size
-from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import ENCODERS, ActorCritic, MaskedCategorical
-from agents.policies import PPOPolicy
-from agents.trainutil import make_expert
+from agents.rl.collectors import Shard
+from agents.rl.features import BELIEF_SIZE, input_size
+from agents.rl.features import VERSION as FEATURES_VERSION
+from agents.rl.loop import make_expert
+from agents.rl.networks import ENCODERS, ActorCritic, MaskedCategorical
+from agents.rl.policies import PPOPolicy
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
 from hollywood_env.sampling import SeedLike
 
@@ -63,14 +63,14 @@ class PPOConfig:
     target_kl: float | None = None
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     # asymmetric actor-critic: the critic (a trunk of its own) also reads the opponent's hand,
-    # the policy never does (agents.networks.ActorCritic); training only, nothing leaks into play
+    # the policy never does (agents.rl.networks.ActorCritic); training only, nothing leaks into play
     privileged_critic: bool = False
-    # what the trunk reads (agents.networks.ActorCritic): "mlp" the flat observation; "conv" the
+    # what the trunk reads (agents.rl.networks.ActorCritic): "mlp" the flat observation; "conv" the
     # card planes as a suits x ranks grid through convolutions along the ranks of each suit (runs)
     # and across the suits of each rank (sets), the rest of the observation appended
     encoder: str = "mlp"
     # the network also reads, after the features, the learned belief over the opponent's hand: for
-    # each card the probability that the opponent holds it (agents.belief.BeliefFeatures: the
+    # each card the probability that the opponent holds it (agents.search.belief.BeliefFeatures: the
     # shipped models/belief_hollywood.pt on the observation alone, with the hard facts)
     belief_input: bool = False
     # imitation on the learner's own decisions (DAgger): a cross-entropy term toward the move the
@@ -88,7 +88,7 @@ class PPOConfig:
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
-        from agents.trainutil import expert_weight
+        from agents.rl.loop import expert_weight
 
         return expert_weight(self.expert, self.expert_coef, self.expert_until, update, num_updates)
 
@@ -108,11 +108,11 @@ class PPOConfig:
         return input_size(observation_size, self.belief_input)
 
     def make_belief(self, rules: Any) -> Any:
-        """The :class:`agents.belief.BeliefFeatures` the network reads (``belief_input``; the model
+        """The :class:`agents.search.belief.BeliefFeatures` the network reads (``belief_input``; the model
         file is read once per process), else None."""
         if not self.belief_input:
             return None
-        from agents.belief import belief_features
+        from agents.search.belief import belief_features
 
         return belief_features(rules)
 
@@ -126,7 +126,7 @@ class PPOConfig:
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
-        from agents.trainutil import check_at_least, check_expert_fields, check_hidden, check_numbers
+        from agents.rl.loop import check_at_least, check_expert_fields, check_hidden, check_numbers
 
         check_at_least("ppo", self, ("num_games", "num_steps", "num_minibatches", "update_epochs"), 1)
         # (name, low, low included, high): a finite number in the range
@@ -164,7 +164,7 @@ class ShardBatch:
     # None without labels
     expert_action: np.ndarray | None
     episode_returns: list[float]  # finished episodes against other opponents (not self-play)
-    stats: object  # agents.trainutil.HollywoodStats
+    stats: object  # agents.rl.loop.HollywoodStats
     n_learner: int  # learner decisions (trained on or not)
     live: list[int]  # league member ids the shard still holds
     seconds: float = 0.0
@@ -173,7 +173,7 @@ class ShardBatch:
 
 class PPOShard(Shard):
     """A PPO shard: samples the learner's actions from the policy with its own torch generator,
-    keeps each (game, player) stream's open transition and runs GAE (see :mod:`agents.ppo`)."""
+    keeps each (game, player) stream's open transition and runs GAE (see :mod:`agents.rl.ppo`)."""
 
     algo = "ppo"
 
@@ -324,21 +324,21 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
           on_update: Callable[[int, Any], None] | None = None) -> dict:
     """Train PPO with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final metrics.
 
-    The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.collectors`); the
+    The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.rl.collectors`); the
     update, the gating of league snapshots, evaluation and checkpoints run here. ``on_update``:
     an optional ``f(update, collector)`` called after every update (tests, tooling).
 
     ``latest.pt`` is written (atomically) at update 0, every ``log.checkpoint_every`` updates and
     at the end; with ``resume_from`` the run continues from one exactly as if it had never
     stopped. A first SIGINT/SIGTERM finishes the current update, writes ``latest.pt`` and raises
-    :class:`agents.stopping.TrainingStopped`; a second stops at once (:mod:`agents.stopping`).
+    :class:`agents.rl.stopping.TrainingStopped`; a second stops at once (:mod:`agents.rl.stopping`).
     """
     from agents.checkpoint import load_checkpoint as load_checkpoint_full
     from agents.checkpoint import save_checkpoint
-    from agents.collectors import open_collector, snapshot_weights
-    from agents.league import League
-    from agents.stopping import RunGuard
-    from agents.trainutil import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
+    from agents.rl.collectors import open_collector, snapshot_weights
+    from agents.rl.league import League
+    from agents.rl.loop import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
+    from agents.rl.stopping import RunGuard
     from hollywood_env.actions import NUM_ACTIONS
     from hollywood_env.observation import observation_size
 

@@ -71,10 +71,10 @@ ENCODERS = ("mlp", "conv")
 def card_grid(obs: torch.Tensor, base_dim: int) -> torch.Tensor:
     """The per-card planes of ``obs`` (observation + derived features, the observation's part
     ``base_dim`` long) as a ``(n, 9, 4, 13)`` grid: channels the six 52-card planes of
-    :mod:`hollywood_env.observation` then the three card planes of :mod:`agents.features`;
+    :mod:`hollywood_env.observation` then the three card planes of :mod:`agents.rl.features`;
     rows the suits, columns the ranks (card index ``suit * 13 + rank``,
     :mod:`hollywood_env.cards`), so a run lies along one row and a set down one column."""
-    from agents.features import NUM_CARD_PLANES
+    from agents.rl.features import NUM_CARD_PLANES
     from hollywood_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 
     n = obs.shape[0]
@@ -108,7 +108,7 @@ class CardPlaneEncoder(nn.Module):
 
     def __init__(self, obs_dim: int, channels: int = 16, out_channels: int = 8, extra_inputs: int = 0):
         super().__init__()
-        from agents.features import NUM_CARD_PLANES, NUM_FEATURES
+        from agents.rl.features import NUM_CARD_PLANES, NUM_FEATURES
         from hollywood_env.cards import NUM_CARDS, NUM_RANKS
 
         self.obs_dim, self.channels, self.out_channels = obs_dim, int(channels), int(out_channels)
@@ -138,12 +138,12 @@ class ActorCritic(nn.Module):
     Each card action (``DISCARD + c``, ``KNOCK + c``) also gets ``w . f_c``: one small linear map,
     shared by all 52 cards, of that card's own features ``f_c`` (its entries in the six 52-card
     planes of the observation and its melded / best-discard / discard-value features from
-    :mod:`agents.features`). So "discard the card whose removal leaves the least deadwood" is a
+    :mod:`agents.rl.features`). So "discard the card whose removal leaves the least deadwood" is a
     couple of weights to learn, the same for every card, instead of 52 separate mappings through
     the trunk; the trunk's logits refine it from the whole observation.
 
     ``obs_dim`` is the size of the observation plus the derived features (the layout of
-    :mod:`hollywood_env.observation` followed by :mod:`agents.features`), plus ``extra_inputs``
+    :mod:`hollywood_env.observation` followed by :mod:`agents.rl.features`), plus ``extra_inputs``
     values after them (``PPOConfig.belief_input``: the learned belief's 52 probabilities), which
     the trunk reads like the rest of its input.
 
@@ -164,7 +164,7 @@ class ActorCritic(nn.Module):
     def __init__(self, obs_dim: int, num_actions: int, hidden: Sequence[int] = (256, 256), critic_inputs: int = 0,
                  encoder: str = "mlp", extra_inputs: int = 0):
         super().__init__()
-        from agents.features import NUM_CARD_PLANES, NUM_FEATURES
+        from agents.rl.features import NUM_CARD_PLANES, NUM_FEATURES
 
         if num_actions != 108:
             raise ValueError(f"ActorCritic is built for the 108-action table, got {num_actions}")

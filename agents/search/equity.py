@@ -5,7 +5,7 @@ default (``docs/rules.md`` section 4). Twenty points that open a column or end a
 more than twenty that land in a game already lost. The equity of a scoresheet for a viewer is
 ``P(the viewer wins the match | the sheet)``, a drawn match counting one half, for two players of
 equal strength. ``search:value=equity`` values each rolled-out hand by the change of the viewer's
-equity it makes (:mod:`agents.search`).
+equity it makes (:mod:`agents.search.search`).
 
 How it is estimated
 ===================
@@ -49,11 +49,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.checkpoint import CheckpointError, atomic_write, read_model_file
+from agents.paths import MODELS_DIR
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.scoring import BatchScoresheet
-
-from .checkpoint import CheckpointError, atomic_write, read_model_file
-from .paths import MODELS_DIR
 
 __all__ = ["EQUITY_FILE", "HandOutcomes", "collect_hand_outcomes", "play_out", "monte_carlo_equity",
            "sheet_features", "decided_equity", "EquityNet", "MatchEquity", "simulate_training_data",
@@ -115,7 +114,7 @@ def collect_hand_outcomes(rules: Rules | str,
     """The outcome distribution of the first hands of ``n_pairs`` duplicate pairs of each pairing
     (agent names of :func:`agents.registry.make_agent`): the share of walls and the points of
     every won hand, whoever won it."""
-    from .matches import play_pairing  # the match harness loads every agent: import it only here
+    from agents.matches import play_pairing  # the match harness loads every agent: import it only here
 
     rules = resolve_rules(rules)
     walls, hands, points = 0, 0, []

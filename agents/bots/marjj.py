@@ -72,14 +72,13 @@ from typing import Any
 
 import numpy as np
 
+from agents.bots import Bot, View, best_knock, decode, meldable_with, openspiel_melded, simple_discard
 from hollywood_env import kernels
 from hollywood_env import melds as M
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, CARD_VALUES, NUM_CARDS, masks_to_bools
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike
-
-from .bots import Bot, View, best_knock, decode, meldable_with, openspiel_melded, simple_discard
 
 __all__ = ["MarjjBot", "MarjjParams", "PatientBot"]
 
@@ -214,7 +213,7 @@ def _suit_bit(masks: np.ndarray, suit: np.ndarray, rank: np.ndarray, edge: int) 
 
 
 class MarjjBot(Bot):
-    """MARJJ's strategy (EAAI-2021 Gin Rummy winner), batched: see :mod:`agents.marjj`."""
+    """MARJJ's strategy (EAAI-2021 Gin Rummy winner), batched: see :mod:`agents.bots.marjj`."""
 
     name = "marjj"
 

@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # annotations only
     import torch
 
     from agents.bots import Bot
-    from agents.league import League
     from agents.registry import Policy
+    from agents.rl.league import League
 
 
 def seed_everything(seed: int, torch_threads: int) -> tuple[np.random.Generator, torch.Generator]:

@@ -1,18 +1,18 @@
 """Trained agents as batched policies ``(obs, mask) -> actions``, loaded from checkpoints.
 
-* :class:`PPOPolicy`: an actor-critic network (:class:`agents.networks.ActorCritic`), greedy
+* :class:`PPOPolicy`: an actor-critic network (:class:`agents.rl.networks.ActorCritic`), greedy
   (the argmax over the legal actions) or sampled from the masked distribution with its own
   ``torch.Generator``.
-* :class:`DQNPolicy`: a Q-network (:class:`agents.networks.DuelingQNetwork`), greedy over the
+* :class:`DQNPolicy`: a Q-network (:class:`agents.rl.networks.DuelingQNetwork`), greedy over the
   legal actions, or epsilon-greedy with its own numpy generator.
 
 * :class:`MaskedActorPolicy`: a plain actor network (``nn.Sequential`` of linear layers and
-  activations) read from another library's files: the base of :class:`agents.sb3_policy.SB3Policy`
-  and :class:`agents.rllib_support.RLlibPolicy`.
+  activations) read from another library's files: the base of :class:`agents.interop.sb3_policy.SB3Policy`
+  and :class:`agents.interop.rllib_support.RLlibPolicy`.
 
-PPO and DQN read the observation with the derived features of :mod:`agents.features` appended (a
+PPO and DQN read the observation with the derived features of :mod:`agents.rl.features` appended (a
 PPO network trained with ``ppo.belief_input`` also the learned belief's 52 probabilities,
-:class:`agents.belief.BeliefFeatures`), and load from checkpoints only through
+:class:`agents.search.belief.BeliefFeatures`), and load from checkpoints only through
 :func:`agents.checkpoint.load_checkpoint` (weights-only: a file can never run code). The agent
 specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry` build them.
 """
@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 from agents.checkpoint import load_checkpoint
-from agents.features import BELIEF_SIZE, NUM_FEATURES, augment, input_size
-from agents.features import VERSION as FEATURES_VERSION
-from agents.networks import ENCODERS, ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
+from agents.rl.features import BELIEF_SIZE, NUM_FEATURES, augment, input_size
+from agents.rl.features import VERSION as FEATURES_VERSION
+from agents.rl.networks import ENCODERS, ActorCritic, DuelingQNetwork, MaskedCategorical, load_weights, masked_logits
 from hollywood_env.rules import Rules
 from hollywood_env.sampling import SeedLike, as_generator, int_seed, random_legal_actions
 
@@ -61,9 +61,9 @@ def _load_for(path: str | Path, algo: str, rules: Rules | str | None = None) -> 
 class PPOPolicy:
     """A PPO network as a batched policy ``(obs, mask) -> actions`` (greedy or sampled).
 
-    The network reads the observation with the derived features of :mod:`agents.features`
+    The network reads the observation with the derived features of :mod:`agents.rl.features`
     appended (``forbid_taken``: the rules' ``forbid_discard_of_taken_card``), and with ``belief``
-    (a :class:`agents.belief.BeliefFeatures`, for a network trained with ``ppo.belief_input``)
+    (a :class:`agents.search.belief.BeliefFeatures`, for a network trained with ``ppo.belief_input``)
     the learned belief's probabilities after them, computed once per call for the whole batch.
     """
 
@@ -98,9 +98,9 @@ class PPOPolicy:
                      device: str = "cpu", name: str = "ppo", forbid_taken: bool = True,
                      belief: Callable[..., np.ndarray] | None = None) -> PPOPolicy:
         """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
-        it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
+        it (a state dict of tensors or numpy arrays, :func:`agents.rl.networks.load_weights`): the one
         way a PPO policy is built from weights (checkpoints, league snapshots). ``belief``: the
-        :class:`agents.belief.BeliefFeatures` a network trained with ``ppo.belief_input`` reads."""
+        :class:`agents.search.belief.BeliefFeatures` a network trained with ``ppo.belief_input`` reads."""
         load_weights(net, weights)
         return cls(net, greedy=greedy, seed=seed, device=device, name=name, forbid_taken=forbid_taken, belief=belief)
 
@@ -109,15 +109,15 @@ class PPOPolicy:
                         greedy: bool = True, device: str = "cpu") -> PPOPolicy:
         """The policy of a PPO checkpoint (a file or a run folder) for ``rules`` (default: the
         checkpoint's). One trained with ``ppo.belief_input`` reads the shipped learned belief
-        (:func:`agents.belief.default_belief_path`, weights-only)."""
+        (:func:`agents.search.belief.default_belief_path`, weights-only)."""
         ckpt = _load_for(path, "ppo", rules)
         encoder = ckpt.get("encoder", "mlp")  # checkpoints from before the option hold an MLP
         if encoder not in ENCODERS:
             raise ValueError(f"ppo:{path}: unknown encoder {encoder!r} (this code builds {', '.join(ENCODERS)})")
         belief = None
         if ckpt.get("belief_input", False):  # checkpoints from before the option read no belief
-            from agents.belief import belief_features
             from agents.checkpoint import CheckpointError
+            from agents.search.belief import belief_features
             from hollywood_env.rules import resolve_rules
 
             try:
@@ -172,7 +172,7 @@ class DQNPolicy:
     def from_weights(cls, net: DuelingQNetwork, weights: Mapping[str, Any], epsilon: float = 0.0, seed: SeedLike = None,
                      device: str = "cpu", name: str = "dqn", forbid_taken: bool = True) -> DQNPolicy:
         """The policy of ``net`` (a network of the weights' shape) once ``weights`` are loaded into
-        it (a state dict of tensors or numpy arrays, :func:`agents.networks.load_weights`): the one
+        it (a state dict of tensors or numpy arrays, :func:`agents.rl.networks.load_weights`): the one
         way a DQN policy is built from weights (checkpoints, league snapshots)."""
         load_weights(net, weights)
         return cls(net, epsilon=epsilon, seed=seed, device=device, name=name, forbid_taken=forbid_taken)
