@@ -24,8 +24,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .sampling import SeedLike, as_generator
-
 NUM_CARDS = 52
 NUM_RANKS = 13
 NUM_SUITS = 4
@@ -206,9 +204,3 @@ def deal_decks(match_seeds: np.ndarray | int, hand_numbers: np.ndarray | int) ->
 def first_dealer(match_seeds: np.ndarray | int) -> np.ndarray:
     """The cut for the first dealer of each match: 0 or 1, uniformly from the match seed."""
     return (_mix(match_seeds, np.zeros_like(np.asarray(match_seeds, dtype=np.uint64)), 2) >> np.uint64(63)).astype(np.int8)
-
-
-def match_seeds_from(seed: SeedLike, n: int) -> np.ndarray:
-    """``n`` match seeds (uint64) drawn from ``seed`` (an int, a SeedSequence or a Generator)."""
-    rng = as_generator(seed)
-    return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)

@@ -96,11 +96,6 @@ def popcount(masks: np.ndarray | int) -> np.ndarray:
     return np.bitwise_count(np.asarray(masks, dtype=np.uint64)).astype(np.int64)
 
 
-def hand_values(masks: np.ndarray) -> np.ndarray:
-    """The deadwood value of all the cards of each mask."""
-    return sum(SUIT_VALUE[q] for q in suit_patterns(masks))
-
-
 def unmeldable_value(masks: np.ndarray) -> np.ndarray:
     """Value of the cards that fit in no meld at all: a lower bound on deadwood after discards."""
     return _loose_rows(_suit_rows(masks))[1].reshape(np.shape(masks))

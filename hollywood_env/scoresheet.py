@@ -120,10 +120,6 @@ class Scoresheet:
         return self._game_winners[game] is None
 
     @property
-    def games_in_progress(self) -> list[int]:
-        return [k for k in range(self.num_games) if self.in_progress(k)]
-
-    @property
     def games_won(self) -> list[int]:
         """Number of ended games won by each player."""
         return [sum(1 for w in self._game_winners if w == p) for p in range(2)]
