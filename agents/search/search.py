@@ -28,17 +28,8 @@ knob               meaning (default)
                    ``simple`` per step). A rollout by the base policy itself values each move
                    by how the agent will really go on playing it. Several opponent models
                    joined by ``+`` (``simple+patient``): every candidate is rolled out in the
-                   same worlds by each, and ``combine`` says how their values count
-``combine``        with several opponent models: ``pool`` (default) the worlds of all models are
-                   pooled into one paired difference, as if the opponent were each model with
-                   equal chance; ``min`` a candidate replaces the base move only if it is
-                   clearly better against every one (the least of its lower bounds, below);
-                   ``guard`` clearly better against the first model and not worse on average
-                   against the others; ``sheet``: pooled, except in the rows whose scoresheet
-                   shows an opponent who knocks early (at least ``style_wins`` (2) hands won, at
-                   under ``style_points`` (25) points per hand on average: few gins and
-                   undercuts, :func:`opponent_knocks_early`), whose opponent the first model
-                   alone plays (only its rollouts are run there)
+                   same worlds by each, and the worlds of all models are pooled into one paired
+                   difference, as if the opponent were each model with equal chance
 ``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
                    value of ``rollout``; ``simple``, the default; empty: ``rollout`` plays both
                    seats, each opponent model both seats of its rollouts). With
@@ -52,7 +43,7 @@ knob               meaning (default)
                    undercuts), a shipped model (``ppo-hollywood``, ...) or a
                    checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
 ``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
-                   base bot's), ``knocks`` (knocks and discards; draws are the base bot's) or
+                   base policy's), ``knocks`` (knocks and discards; draws are the base policy's) or
                    ``all`` (draws, knocks and discards)
 ``belief``         where the opponent's unknown cards come from (:mod:`agents.search.belief`):
                    ``learned`` (drawn from the learned per-card probabilities, which read the
@@ -67,7 +58,7 @@ knob               meaning (default)
 ``oversample``     worlds sampled per kept world under ``belief=heuristic`` or ``refine=1`` (4)
 ``improve``        draw-and-throw turns given to each sampled opponent hand per turn the
                    opponent has played this hand (1.0; 0: uniform hands)
-``prior``          points added to the base bot's own move, so that another move replaces it
+``prior``          points added to the base policy's own move, so that another move replaces it
                    only when it is better by more than that (1.0; 0.0 on one-column rules)
 ``confidence``     a candidate replaces the base policy's move only when its advantage over it,
                    paired world by world, exceeds ``prior`` by ``confidence`` standard errors
@@ -80,7 +71,7 @@ knob               meaning (default)
                    rules (below); ``points``: signed hand points of the hand being played (the
                    rollout stops at the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
                    the hand win rate, for single hands; ``prior`` is then in those units);
-                   ``sheet``: the change of the scoresheet total difference; ``equity``: the
+                   ``equity``: the
                    change of the viewer's match-win equity, in percentage points
                    (:mod:`agents.search.equity`: P(win the match | the scoresheet), fitted to
                    simulated matches; majority matches only); ``match``: ``equity`` in the
@@ -108,14 +99,12 @@ One-column rules (plain Gin Rummy, and its single hands) have defaults of their 
 trained to win hands, and the search values what its base plays for, hands won (``value=win``, so
 ``prior`` is in hands and is 0). A value of +-1 is noisier than hand points for the gate to see
 through, so the gate is stricter (2 standard errors) and the worlds 4 times as many (256);
-``simple`` alone plays the opponent's seat, which halves the cost of so many worlds. Measured in
-single hands of ``gin-rummy-simple`` against ``simple`` (docs/agents.md, "Search"): 60.2% of 10,000
-hands on five seeds, about 3 points over its base on the same deals, where the Hollywood defaults
-win 58.2% of 8,000. Any knob given explicitly overrides them.
+``simple`` alone plays the opponent's seat, which halves the cost of so many worlds. Any knob given
+explicitly overrides them.
 
 Candidate moves: in the draw phase both choices; in the discard phase big gin or gin when legal
 (taken at once), the best knock (least deadwood) when a knock is legal, and the plain discards of
-the cards outside the best meld arrangement plus the base bot's choice. A row with one
+the cards outside the best meld arrangement plus the base policy's choice. A row with one
 candidate is not searched.
 
 The heuristic belief (``belief="heuristic"``): a uniformly random opponent hand is far weaker than
@@ -126,22 +115,8 @@ its melds (never a card it took from the pile), which matches the deadwood of re
 on average (docs/agents.md, "Search"). Worlds are then ranked by how few of the cards the opponent
 passed on (its discards, our discards it did not take) would meld with its world hand.
 
-Measured (docs/agents.md, "What we chose and why"): with the true opponent hand in every world
-the same search wins about 70% of single hands against ``simple``; with worlds drawn from a
-belief it wins 50-56%, and searching draws *loses* (about 36-41% of hands): the value of taking
-the upcard depends on the opponent's hand, which sampled worlds get wrong. Hence the default
-searches the plain discards only, and leaves the draws and knocks to the base policy. With the
-shipped PPO as the base, replacing its discard by the best-looking candidate loses matches to
-``marjj`` (the rollouts let ``simple`` play the opponent, who knocks early, so the best-looking
-move is often a lucky one or one made for the wrong opponent); the confidence gate keeps the
-base move unless a candidate is clearly better, and wins more matches against every bot we
-measured (docs/agents.md, "Search"). Opponents differ: ``simple`` knocks as soon as it may,
-``marjj`` waits for gin and undercuts. With ``simple`` alone as the opponent model the search
-wins about 80% of the matches against ``simple`` and 48% against ``marjj``. Pooling a second
-model who waits for gin (``patient``) costs about a point against ``simple`` and wins 2-9
-more against ``marjj`` on the same deals (53% of 1,200 in all), at about twice the cost (18-20
-minutes per 400 matches on one core); requiring a candidate to be clearly better against each model (``combine=min``) gives
-up more against ``simple``, so the default pools them.
+How these defaults were chosen, with the measurements: docs/agents.md, "How the search's
+defaults were chosen".
 
 What the agent sees: only ``(observations, masks)``, like every agent, and the public history of
 the hand (``history=``, given by the match runner because the agent says ``reads_history``):
@@ -192,7 +167,7 @@ from hollywood_env.sampling import SeedLike, as_generator
 
 __all__ = ["SearchConfig", "ONE_COLUMN_DEFAULTS", "default_config", "SearchAgent", "CandidateValues",
            "parse_search_spec", "search_agent_from_spec",
-           "opponent_win_record", "opponent_knocks_early"]
+           "opponent_win_record", "opponent_waits_for_gin"]
 
 #: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
 _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random", "patient")
@@ -201,13 +176,12 @@ _FROM_STATE = ("simple", "patient")
 #: joins the opponent models of ``rollout`` (``simple+patient``)
 MODEL_SEPARATOR = "+"
 _BELIEFS = ("auto",) + BELIEFS
-_VALUES = ("auto", "points", "win", "sheet", "equity", "match")
+_VALUES = ("auto", "points", "win", "equity", "match")
 #: under ``value=match``: percentage points of match equity counted as one hand point. In a
 #: match's first hand one point is worth about 0.46 points of equity, after 150 decisions 0.62
 #: (docs/agents.md, "Match equity"); 0.5 makes ``prior=1`` the ``prior=0.5`` of ``value=equity``
 EQUITY_PER_POINT = 0.5
 _MOVES = ("discards", "knocks", "all")
-_COMBINES = ("min", "pool", "guard", "sheet")
 #: the trained policies that may be the base: a checkpoint spec's prefixes (agents.registry)
 _POLICY_PREFIXES = ("ppo:", "dqn:")
 #: ``base=auto``: the first of these that loads for the rules (a shipped model may be missing, or
@@ -257,12 +231,9 @@ class SearchConfig:
     prior: float = 1.0
     #: standard errors of the paired advantage over the base move that a candidate must clear
     confidence: float = 1.5
-    #: with several opponent models, how their advantages combine: ``pool``, ``min``, ``guard`` or ``sheet``
-    combine: str = "pool"
-    #: under ``combine=sheet``: an opponent with at least ``style_wins`` wins at under
-    #: ``style_points`` points per win knocks early (gins and undercuts score 25 up), and the
-    #: first opponent model alone plays it; under ``value=match``: one with as many wins at
-    #: ``style_points`` or more waits for gin, and the search values its hands by match equity
+    #: under ``value=match``: an opponent with at least ``style_wins`` wins at ``style_points`` or
+    #: more points per win waits for gin (gins and undercuts score 25 up), and the search values
+    #: its hands by match equity
     style_points: float = 25.0
     style_wins: int = 2
     #: time budget in seconds per searched decision (0: off, use ``worlds``)
@@ -294,11 +265,6 @@ class SearchConfig:
                              f"ppo:PATH or dqn:PATH (empty: the rollout bot), got {self.base!r}")
         if self.moves not in _MOVES:
             raise ValueError(f"moves must be one of {list(_MOVES)}, got {self.moves!r}")
-        if self.combine not in _COMBINES:
-            raise ValueError(f"combine must be one of {list(_COMBINES)}, got {self.combine!r}")
-        if self.combine == "sheet" and len(models) < 2:
-            raise ValueError(f"combine=sheet needs several opponent models (rollout=simple+patient), "
-                             f"got rollout={self.rollout!r}")
         if not self.style_points >= 0:
             raise ValueError(f"style_points must be >= 0, got {self.style_points!r}")
         check_positive_int("style_wins", self.style_wins)
@@ -376,11 +342,10 @@ def search_agent_from_spec(arg: str = "", rules: Rules | str | None = None, seed
 
 @dataclass
 class CandidateValues:
-    """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base bot's move
+    """What :meth:`SearchAgent.candidate_values` found: ``base (n,)`` the base policy's move
     in every row; per candidate (sorted by row) its ``rows``, ``actions`` and ``values (k, M * W)``,
     the signed result of the move in each of the row's ``W`` worlds rolled out by each of the ``M``
-    opponent models of ``rollout`` (model ``m``'s in columns ``m * W`` to ``m * W + W - 1``; NaN
-    where ``combine=sheet`` did not run that model);
+    opponent models of ``rollout`` (model ``m``'s in columns ``m * W`` to ``m * W + W - 1``);
     ``worlds``: the State of those worlds before the move (world ``j`` of the ``i``-th searched row
     at ``i * W + j``)."""
 
@@ -503,31 +468,24 @@ class SearchAgent:
         """Each candidate's score, the highest of its row chosen: its mean value plus ``prior``
         for the base move; with ``confidence`` z > 0, in a row holding the base move, the lower
         bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
-        in the same worlds, with the base move at ``prior`` (so a candidate wins only above it)."""
+        in the same worlds, with the base move at ``prior`` (so a candidate wins only above it).
+        With several opponent models the worlds of all are pooled into one paired difference, as
+        if the opponent were each model with equal chance."""
         cfg = self.config
         k = len(self._models)
         w = ev.values.shape[1] // k  # worlds per opponent model
         is_base = ev.actions == ev.base[ev.rows]
-        score = np.nanmean(ev.values, axis=1) + cfg.prior * is_base
+        score = ev.values.mean(axis=1) + cfg.prior * is_base
         if k == 1 and (cfg.confidence <= 0 or w < 2):
             return score
         base_at = np.full(ev.base.shape[0], -1, dtype=np.int64)  # per row, the base move's candidate
         base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
         has = base_at[ev.rows] >= 0
-        d = (ev.values[has] - ev.values[base_at[ev.rows[has]]]).reshape(-1, k, w)
-        if cfg.combine in ("pool", "sheet"):  # the opponent is one of the models, each as likely
-            d = d.reshape(-1, 1, k * w)
-        # (under sheet, the rollouts not run are NaN: a row's values are pooled over those run)
-        n = (~np.isnan(d)).sum(axis=2)
-        mean = np.nanmean(d, axis=2)
-        bound = mean
+        d = ev.values[has] - ev.values[base_at[ev.rows[has]]]  # (the models' worlds pooled)
+        bound = d.mean(axis=1)
         if cfg.confidence > 0 and w >= 2:
-            bound = mean - cfg.confidence * np.nanstd(d, axis=2, ddof=1) / np.sqrt(n)
-        if cfg.combine == "guard":  # sure against the first model, and no worse on average against the others
-            best = np.where((mean[:, 1:] >= 0).all(axis=1), bound[:, 0], -np.inf)
-        else:  # min: the advantage it is sure of against every model (pool, sheet: the one pooled bound)
-            best = bound.min(axis=1)
-        score[has] = np.where(is_base[has], cfg.prior, best)
+            bound = bound - cfg.confidence * d.std(axis=1, ddof=1) / np.sqrt(k * w)
+        score[has] = np.where(is_base[has], cfg.prior, bound)
         return score
 
     def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None) -> CandidateValues:
@@ -542,7 +500,7 @@ class SearchAgent:
             history = np.asarray(history, dtype=np.float32)
             if history.shape != (obs.shape[0], HISTORY_SIZE):
                 raise ValueError(f"history must have shape ({obs.shape[0]}, {HISTORY_SIZE}), got {history.shape}")
-        base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base bot's moves
+        base = np.asarray(self._base(obs, masks), dtype=np.int64)  # the base policy's moves
         cands_row, cands_act = candidates(obs, masks, base, cfg.moves)
         rows = np.unique(cands_row)
         w = self._budget_worlds(rows.size, cands_row.size)
@@ -553,21 +511,15 @@ class SearchAgent:
         worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
         # every candidate of a row is played in the same worlds: the row's w kept worlds
         local = np.searchsorted(rows, cands_row)
-        every = np.arange(cands_row.size)
-        # under combine=sheet the other models' rollouts are not run against an early knocker
-        alone = (opponent_knocks_early(info, cfg.style_points, cfg.style_wins)[local] if cfg.combine == "sheet"
-                 else np.zeros(cands_row.size, dtype=bool))
         # under value=match the rows against an opponent who waits for gin are valued by equity
         by_equity = (opponent_waits_for_gin(info, cfg.style_points, cfg.style_wins)[local] if cfg.value == "match"
                      else np.full(cands_row.size, cfg.value == "equity"))
-        values = np.full((cands_row.size, w * len(self._models)), np.nan)
+        values = np.zeros((cands_row.size, w * len(self._models)))
         for m, (name, policy) in enumerate(self._models):  # each opponent model plays the same worlds
-            c = every if m == 0 else every[~alone]
-            if c.size:
-                sim = core.take(worlds, (local[c, None] * w + np.arange(w)[None, :]).reshape(-1))
-                viewer = sim.current_player.astype(np.int64)
-                values[c, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name, policy,
-                                                             np.repeat(by_equity[c], w)).reshape(-1, w)
+            sim = core.take(worlds, (local[:, None] * w + np.arange(w)[None, :]).reshape(-1))
+            viewer = sim.current_player.astype(np.int64)
+            values[:, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act, w), viewer, name, policy,
+                                                         np.repeat(by_equity, w)).reshape(-1, w)
         cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
         self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
         return CandidateValues(base, cands_row, cands_act, values, worlds)
@@ -607,7 +559,7 @@ class SearchAgent:
         cfg = self.config
         m = sim.batch_size
         value = np.zeros(m, dtype=np.float64)
-        before = sim.sheet.totals().sum(axis=2) if cfg.value == "sheet" else np.zeros(m)
+        before = np.zeros(m)
         if by_equity.any():
             g = np.flatnonzero(by_equity)
             before[g] = self.equity(sim.sheet, g, viewer[g])
@@ -657,11 +609,6 @@ class SearchAgent:
             if q.size:
                 out[q] = 100.0 * (self.equity(state.sheet, e[q], viewer[q]) - before[orig[q]]) / EQUITY_PER_POINT
             return out
-        if self.config.value == "sheet":
-            t = state.sheet.totals(e).sum(axis=2)
-            b = before[orig]
-            rows = np.arange(e.size)
-            return ((t[rows, viewer] - b[rows, viewer]) - (t[rows, 1 - viewer] - b[rows, 1 - viewer])).astype(np.float64)
         return self._hand_value(state, e, viewer, self.config.value)
 
     @staticmethod
@@ -691,21 +638,12 @@ def opponent_win_record(info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
     return credited.max(axis=1).astype(np.int64), points / np.maximum(credited.sum(axis=1), 1)
 
 
-def opponent_knocks_early(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
-    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at under ``points``
-    per hand on average (:func:`opponent_win_record`). A gin or an undercut scores its bonus (25)
-    on top of the deadwood, so a player who knocks as soon as it may scores most of its wins
-    below 25 points, and one who waits for gin and undercuts most of its wins above
-    (docs/agents.md, "Search")."""
-    n_wins, per_win = opponent_win_record(info)
-    return (n_wins >= wins) & (per_win < points)
-
-
 def opponent_waits_for_gin(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
     """``(n,)`` bool: the opponent has won at least ``wins`` hands this match at ``points`` or
     more per hand on average (:func:`opponent_win_record`): most of its wins were gins or
-    undercuts, the play of one who waits for gin. Neither this nor :func:`opponent_knocks_early`
-    holds before ``wins`` won hands."""
+    undercuts, the play of one who waits for gin (a gin or an undercut scores its bonus, 25, on
+    top of the deadwood; a player who knocks as soon as it may scores most of its wins below).
+    False before ``wins`` won hands."""
     n_wins, per_win = opponent_win_record(info)
     return (n_wins >= wins) & (per_win >= points)
 
