@@ -12,6 +12,7 @@ DESC = {
  'ablations': 'training ablations of the PPO configs (minibatches, the single-hand baseline and privileged critic, the belief as an input, the card-plane encoder); its README.md lists the runs',
  'belief': 'the learned belief over the opponent\'s hand: held-out metrics, architectures, the Bayesian posterior given a bot\'s policy',
  'dqn_hollywood': 'the shipped `dqn-hollywood` (DQfD margin toward `marjj`): curves, a second training seed, its tournament',
+ 'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'ppo_hollywood': 'the PPO flagship configs: the previous config\'s three seeds (`seed0`-`seed2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-hollywood-v1` (`shipped_v1/`), time to strength',
  'ppo_hollywood/shipped': 'the shipped `ppo-hollywood` (configs/ppo_hollywood.yaml): its run\'s config and metrics (`run/`), evaluations, a second training seed (`seed1/`)',
  'ppo_hollywood/shipped_v1': 'the first flagship, shipped as `ppo-hollywood-v1` (configs/ppo_hollywood_v1.yaml): the imitation checkpoint at update 225, games against `search`, a second training seed (`seed1/`)',

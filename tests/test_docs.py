@@ -85,8 +85,9 @@ def test_results_index_lists_every_folder():
     listed = set(re.findall(r"^\| `([^`]+)/` \|", index, flags=re.M))
     folders = {str(p.relative_to(ROOT / "results")) for p in (ROOT / "results").rglob("*") if p.is_dir()
                and "__pycache__" not in p.parts}
-    assert folders - listed == set(), f"results/README.md does not list {sorted(folders - listed)}"
-    assert listed - folders == set(), f"results/README.md lists missing folders {sorted(listed - folders)}"
+    regenerate = "commit the folders, then run `python results/make_index.py`"
+    assert folders - listed == set(), f"results/README.md does not list {sorted(folders - listed)}: {regenerate}"
+    assert listed - folders == set(), f"results/README.md lists missing folders {sorted(listed - folders)}: {regenerate}"
     for line in index.splitlines():
         if line.startswith("| `") and line.count("|") == 5:
             assert re.search(r"\| [0-9a-f]{7,}[^|]*\|$", line), f"no commit: {line}"
