@@ -84,7 +84,7 @@ other action and ``last()`` raise ``ResetNeededError``, and every ``action_mask`
 is not an action (``True`` is refused, not read as 1).
 
 Speed: with one game the core takes its single-game path (the moves that end no hand, and the
-legal mask, in one compiled call with numba, the ``fast`` extra; on Python ints without it), and
+legal mask, in one compiled call with numba; on Python ints with HOLLYWOOD_GIN_NUMBA=0), and
 the env keeps the scoresheet part of the observations between hands. With numba a step that
 ends no hand is one compiled call (:func:`hollywood_env.observation.step_observe_packed`): the
 move, the legal mask after it, and the observation and ``int8`` mask of the agent to act next,

@@ -2,9 +2,10 @@
 
 With one game (the AEC env, a planner stepping one position) numpy's per-call overhead is most
 of a step's cost, and Python-int code is what :func:`hollywood_env.core.step` runs there by
-default. When `numba <https://numba.pydata.org>`_ is installed (the ``fast`` extra) the functions
-of this module are compiled to machine code on first use and cached on disk, and the core calls
-them instead:
+default. With `numba <https://numba.pydata.org>`_ (a dependency of the package) the functions
+of this module are compiled to machine code on first use and cached on disk (the first process
+prints :data:`COMPILE_NOTICE` on stderr as it starts compiling; later ones load the cache), and
+the core calls them instead:
 
 =========================  =================================================================
 function                   what it computes, for one game
@@ -57,6 +58,7 @@ they are ``int64`` (the bits of the ``uint64`` State arrays, never negative).
 from __future__ import annotations
 
 import os
+import sys
 from collections import namedtuple
 from collections.abc import Callable
 
@@ -72,15 +74,62 @@ __all__ = ["AVAILABLE", "jit", "min_deadwood", "min_deadwood_loose", "min_deadwo
            "PACKED_FIELDS", "PACKED_RULES", "PACKED_DTYPE", "packed_layout"]
 
 
+#: printed on stderr when this process is about to compile a kernel that numba's disk cache lacks
+COMPILE_NOTICE = "hollywood_env: compiling the engine's kernels (about 20 s, once; cached afterwards)"
+#: the same without a writable cache folder: every process compiles again
+COMPILE_NOTICE_UNCACHED = ("hollywood_env: compiling the engine's kernels (about 20 s; numba found no writable folder "
+                           "to cache them in: set NUMBA_CACHE_DIR to one)")
+#: set in the environment once the notice is printed, so worker processes do not repeat it
+_NOTICE_GIVEN = "HOLLYWOOD_GIN_COMPILE_NOTICE_GIVEN"
+_COMPILED: set = set()  # the Python functions compiled by jit(), to tell our compiles from others'
+
+
 def _numba_njit():
-    """numba's ``njit(cache=True)``, or None without numba or with ``HOLLYWOOD_GIN_NUMBA=0``."""
+    """numba's ``njit(cache=True)`` (``cache=False`` when no folder for the cache is writable:
+    numba tries ``NUMBA_CACHE_DIR``, then the package's ``__pycache__``, then the user's cache
+    folder), or None without numba or with ``HOLLYWOOD_GIN_NUMBA=0``."""
     if os.environ.get("HOLLYWOOD_GIN_NUMBA", "1").strip() == "0":
         return None
     try:
         import numba
     except ImportError:
         return None
-    return numba.njit(cache=True, nogil=True)
+    try:  # finds a writable cache folder for this file (without compiling), or raises
+        numba.njit(cache=True)(_cache_probe)
+        cache = True
+    except RuntimeError:
+        cache = False
+    _listen_for_compiles(cache)
+    njit = numba.njit(cache=cache, nogil=True)
+
+    def compile_lazily(f):
+        _COMPILED.add(f)
+        return njit(f)
+    return compile_lazily
+
+
+def _cache_probe():  # pragma: no cover - never called, only located
+    return 0
+
+
+def _listen_for_compiles(cache: bool) -> None:
+    """Print :data:`COMPILE_NOTICE` once (per process tree) when numba starts compiling one of
+    our functions: numba's ``numba:compile`` event fires on a real compile, never on a load
+    from the disk cache, so a warm cache prints nothing."""
+    from numba.core import event
+
+    class Notice(event.Listener):
+        def on_start(self, ev):
+            dispatcher = ev.data.get("dispatcher") if isinstance(ev.data, dict) else None
+            if getattr(dispatcher, "py_func", None) not in _COMPILED or os.environ.get(_NOTICE_GIVEN):
+                return
+            os.environ[_NOTICE_GIVEN] = "1"
+            print(COMPILE_NOTICE if cache else COMPILE_NOTICE_UNCACHED, file=sys.stderr, flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Notice())
 
 
 _njit = _numba_njit()
@@ -96,6 +145,7 @@ def jit(f: Callable) -> Callable:
     unchanged without numba; callers check :data:`AVAILABLE` before choosing it over their
     numpy code."""
     return _njit(f)
+
 
 # tables, frozen into the compiled code as constants
 _SV = SUIT_VALUE.astype(np.int64)

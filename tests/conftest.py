@@ -50,7 +50,7 @@ def single_game_path(request, monkeypatch):
     from hollywood_env import kernels
 
     if request.param == "compiled" and not kernels.AVAILABLE:
-        pytest.skip("numba is not installed (the fast extra), or HOLLYWOOD_GIN_NUMBA=0")
+        pytest.skip("numba is switched off (HOLLYWOOD_GIN_NUMBA=0) or missing")
     if request.param == "python":
         monkeypatch.setattr(kernels, "AVAILABLE", False)
     return request.param

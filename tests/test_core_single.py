@@ -40,7 +40,7 @@ def test_python_int_melds_equal_the_batched_functions():
     assert sum(big) > 5
 
 
-@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is switched off (HOLLYWOOD_GIN_NUMBA=0) or missing")
 def test_compiled_melds_equal_the_python_int_melds():
     rng = np.random.default_rng(8)
     hands = random_hands(rng, 20_000)
@@ -73,7 +73,7 @@ def test_compiled_melds_equal_the_python_int_melds():
     assert [kernels.min_deadwood(h) for h in quads] == [M.min_deadwood_one(h) for h in quads]
 
 
-@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is switched off (HOLLYWOOD_GIN_NUMBA=0) or missing")
 def test_compiled_deal_equals_deal_decks():
     from hollywood_env.cards import deal_decks
 
@@ -88,7 +88,7 @@ def test_compiled_deal_equals_deal_decks():
         np.testing.assert_array_equal(out, row)
 
 
-@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra)")
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is switched off (HOLLYWOOD_GIN_NUMBA=0) or missing")
 def test_packed_one_game_state_stays_consistent():
     import copy
     import pickle

@@ -221,7 +221,7 @@ def _assert_same_record(a, b, where="") -> None:
         assert a == b and type(a) is type(b), (where, a, b)
 
 
-@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is not installed (the fast extra), or HOLLYWOOD_GIN_NUMBA=0")
+@pytest.mark.skipif(not kernels.AVAILABLE, reason="numba is switched off (HOLLYWOOD_GIN_NUMBA=0) or missing")
 @pytest.mark.parametrize("kwargs", [
     dict(rules=Rules.preset("hollywood").replace(target=25, knock_limit=40, wall_stock_size=16)),
     dict(rules=Rules.preset("oklahoma").replace(target=30, wall_stock_size=22), per_hand_episodes=True),

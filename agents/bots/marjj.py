@@ -169,7 +169,7 @@ def least_after_discard(hands: np.ndarray) -> np.ndarray:
     """Per hand (uint64 masks, any size), the least deadwood after discarding one of its cards
     (``10**6`` for a hand without cards).
 
-    The bot's dearest computation: with numba (the ``fast`` extra) one compiled loop, else
+    The bot's dearest computation: with numba one compiled loop, else (HOLLYWOOD_GIN_NUMBA=0)
     :func:`least_after_discard_batched`; the two agree (tested)."""
     hands = np.ascontiguousarray(hands, dtype=np.uint64).reshape(-1)
     if kernels.AVAILABLE:
