@@ -173,11 +173,11 @@ def _check_agents(specs, rules):
 def _progress(total: int, desc: str, quiet: bool):
     if quiet:
         return None
-    from experiments.progress import progress_bar
+    from experiments.progress import WholeCounts, progress_bar
 
-    # counted in fractions of games (agents.matches.game_progress): shown rounded
-    return progress_bar(total=total, desc=desc, unit="game", dynamic_ncols=True, smoothing=0.05,
-                        bar_format="{l_bar}{bar}| {n:.0f}/{total_fmt} [{elapsed}<{remaining}]")
+    # told in fractions of games (agents.matches.game_progress), shown in whole games
+    return WholeCounts(progress_bar(total=total, desc=desc, unit="game", dynamic_ncols=True, smoothing=0.05,
+                                    bar_format="{l_bar}{bar}| {n}/{total_fmt} [{elapsed}<{remaining}]"))
 
 
 # --- evaluate ------------------------------------------------------------------------------------

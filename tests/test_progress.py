@@ -68,3 +68,52 @@ def test_progress_bar_without_ipywidgets_is_the_text_bar(monkeypatch):
     bar = progress_bar(total=3, disable=True)
     assert type(bar) is tqdm.auto.tqdm
     bar.close()
+
+
+def test_whole_counts_moves_the_bar_in_whole_matches_only():
+    from experiments.progress import WholeCounts
+
+    class Bar:
+        n, closed, steps = 0, False, []
+
+        def update(self, k):
+            assert isinstance(k, int) and k > 0
+            self.steps.append(k)
+            self.n += k
+
+        def close(self):
+            self.closed = True
+
+    bar = Bar()
+    counts = WholeCounts(bar)
+    # what play_pairing tells a bar: fractions of games that add up to each batch's games, with
+    # float rounding (0.1 * 10 != 1 exactly); 4000 matches in batches of 400
+    for _ in range(10):
+        told = 0.0
+        for _ in range(37):
+            counts.update(0.1 * 10)
+            told += 1.0
+        for _ in range(900):
+            counts.update(0.3)
+            told += 0.3
+        counts.update(400 - told)
+        assert bar.n == round(counts.done)
+    assert bar.n == 4000 and sum(bar.steps) == 4000
+    counts.close()
+    assert bar.closed
+
+
+def test_whole_counts_shows_whole_numbers_on_a_tqdm_bar():
+    import io
+    import re
+
+    from tqdm import tqdm
+
+    from experiments.progress import WholeCounts
+
+    out = io.StringIO()
+    counts = WholeCounts(tqdm(total=40, file=out, mininterval=0, ascii=True))
+    play_pairing("simple", "random", "gin-rummy", 20, 0, progress=counts)
+    counts.close()
+    shown = re.findall(r"\| *([0-9.]+)/40 ", out.getvalue())  # each refresh's count
+    assert len(shown) > 2 and shown[-1] == "40" and all(c.isdigit() for c in shown), shown
