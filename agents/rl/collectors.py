@@ -95,7 +95,7 @@ class CollectorConfig:
     max_restarts: int = 3
 
     def __post_init__(self):
-        from agents.rl.loop import check_at_least, check_numbers
+        from agents.rl.checks import check_at_least, check_numbers
 
         if self.kind not in KINDS:
             raise ValueError(f"collector.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")

@@ -57,7 +57,6 @@ had never stopped; ``best.pt`` holds the model only.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -71,10 +70,11 @@ from torch import nn
 
 from agents.rl.collectors import Shard
 from agents.rl.features import NUM_FEATURES
-from agents.rl.features import VERSION as FEATURES_VERSION
-from agents.rl.loop import make_expert
+from agents.rl.loop import Learner, make_expert, train_loop
 from agents.rl.networks import DuelingQNetwork, masked_logits
 from agents.rl.policies import DQNPolicy, epsilon_greedy, greedy_actions
+from hollywood_env.actions import NUM_ACTIONS
+from hollywood_env.observation import observation_size
 from hollywood_env.sampling import SeedLike, as_generator
 
 
@@ -140,7 +140,7 @@ class DQNConfig:
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``dqn.<key>``, the value and the allowed range)."""
-        from agents.rl.loop import check_at_least, check_expert_fields, check_hidden, check_numbers, in_range
+        from agents.rl.checks import check_at_least, check_expert_fields, check_hidden, check_numbers, in_range
 
         check_at_least("dqn", self, ("num_games", "num_steps", "buffer_size", "batch_size", "n_step",
                                      "target_update_every"), 1)
@@ -603,7 +603,150 @@ class DQNShard(Shard):
                                state=self.get_state() if want_state else None)
 
 
+# --- the loss and the update ---------------------------------------------------------------------
+
+
+@dataclass
+class DQNLoss:
+    """:func:`dqn_loss` of one sampled batch: the loss to minimise and its parts."""
+
+    loss: torch.Tensor
+    td_loss: torch.Tensor
+    q_sa: torch.Tensor  # Q(s, a) of the batch's actions
+    target: torch.Tensor  # the n-step TD targets
+    margin_loss: float | None  # DQfD's margin term over the labelled samples (None: none)
+    n_agree: int  # labelled samples whose greedy move is the expert's
+    n_labelled: int
+
+
+def dqn_loss(q_net: nn.Module, target_net: nn.Module, dc: DQNConfig, b: dict, weights: np.ndarray,
+             device: torch.device, expert_coef: float) -> DQNLoss:
+    """The importance-weighted Huber loss of the sampled batch ``b`` (:meth:`ReplayBuffer.sample`)
+    against its n-step (double) DQN targets, plus with an expert DQfD's large-margin term on the
+    labelled samples, weighted ``expert_coef`` (importance-weighted like the TD term)."""
+    o, a = torch.from_numpy(b["obs"]).to(device), torch.from_numpy(b["action"]).to(device)
+    y = td_targets(q_net, target_net, torch.from_numpy(b["reward"]).to(device),
+                   torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
+                   torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device), dc.gamma, dc.double)
+    m = torch.from_numpy(b["mask"]).to(device)
+    q_all = q_net(o, m)
+    q_sa = q_all.gather(-1, a.unsqueeze(-1)).squeeze(-1)
+    w_t = torch.from_numpy(weights).to(device)
+    td_loss = (w_t * F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)).mean()
+    loss, margin, n_agree = td_loss, None, 0
+    labelled = np.flatnonzero(b["expert_action"] >= 0)
+    if expert_coef > 0 and labelled.size:  # DQfD's margin term on the labelled samples
+        lab = torch.from_numpy(labelled).to(device)
+        a_e = torch.from_numpy(b["expert_action"][labelled]).to(device)
+        j_e = expert_margin_loss(q_all[lab], m[lab], a_e, dc.expert_margin)
+        # importance-weighted like the TD term, 0 on the unlabelled samples
+        loss = loss + expert_coef * (w_t[lab] * j_e).sum() / dc.batch_size
+        margin = j_e.mean().item()
+        with torch.no_grad():
+            n_agree = int((greedy_actions(q_all[lab], m[lab]) == a_e).sum().item())
+    return DQNLoss(loss, td_loss, q_sa, y, margin, n_agree, int(labelled.size) if margin is not None else 0)
+
+
 # --- training ----------------------------------------------------------------------------------
+
+
+class DQNLearner(Learner):
+    """DQN's part of the shared loop (:func:`agents.rl.loop.train_loop`): the online and target
+    networks, Adam, the replay buffer, rollouts from :class:`DQNShard` with an epsilon decaying
+    over ``exploration_fraction`` of the run, and ``gradient_steps`` of :func:`dqn_loss` per update."""
+
+    algo = section = "dqn"
+    shard = DQNShard
+
+    def __init__(self, cfg: Any, rules: Any, device: torch.device):
+        super().__init__(cfg, rules, device)
+        dc = cfg.dqn
+        self.obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.rl.features too
+        self.net = dc.make_network(self.obs_dim, NUM_ACTIONS).to(device)
+        self.target_net = copy.deepcopy(self.net)
+        self.target_net.eval()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=dc.lr)
+        self.buffer = ReplayBuffer(dc.buffer_size, self.obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
+        self.explore_steps = dc.exploration_fraction * cfg.total_steps
+        self.grad_steps = 0
+        self.epsilon = dc.eps_start
+
+    def snapshot_policy(self, weights: Mapping[str, Any], name: str, seed: int) -> DQNPolicy:
+        return self.config.frozen_policy(self.obs_dim, NUM_ACTIONS, weights, name, seed, self.forbid)
+
+    def eval_policy(self) -> DQNPolicy:
+        return DQNPolicy(copy.deepcopy(self.net).cpu(), epsilon=0.0 if self.cfg.eval.greedy else self.config.eps_end,
+                         seed=self.cfg.seed, forbid_taken=self.forbid)
+
+    def checkpoint_fields(self) -> dict:
+        return {"obs_dim": self.obs_dim, "num_actions": NUM_ACTIONS, "hidden": list(self.config.hidden)}
+
+    def check_resume(self, saved: dict, path: Path) -> None:
+        if saved["obs_dim"] != self.obs_dim or list(saved["hidden"]) != list(self.config.hidden):
+            raise ValueError(f"{path}: network {saved['obs_dim']}x{saved['hidden']} does not match the "
+                             f"config's {self.obs_dim}x{list(self.config.hidden)}")
+
+    def train_state(self) -> dict:
+        """The target network, the gradient steps so far and the replay buffer."""
+        return {"target_model": self.target_net.state_dict(), "grad_steps": self.grad_steps,
+                "buffer": self.buffer.get_state()}
+
+    def set_train_state(self, ts: dict) -> None:
+        self.target_net.load_state_dict(ts["target_model"])
+        self.buffer.set_state(ts["buffer"])
+        self.grad_steps = ts["grad_steps"]
+
+    def collect(self, collector: Any, additions: list, expert_coef: float, global_step: int) -> list[TransitionBatch]:
+        dc = self.config
+        self.epsilon = linear_schedule(dc.eps_start, dc.eps_end, self.explore_steps, global_step)
+        if expert_coef > 0:
+            return collector.collect(self.net, additions, epsilon=self.epsilon, label=True)
+        return collector.collect(self.net, additions, epsilon=self.epsilon)
+
+    def update(self, batches: list[TransitionBatch], expert_coef: float, global_step: int, gen: torch.Generator,
+               rng: np.random.Generator) -> dict:
+        """The shards' transitions into the replay buffer (in shard order), then, once it holds
+        ``learning_starts``, ``gradient_steps`` steps on batches sampled from it (prioritized:
+        ``beta`` annealed to 1 over the run), the target network following every
+        ``target_update_every`` steps."""
+        dc = self.config
+        for b in batches:
+            self.buffer.add(b.transitions)
+        td_losses, q_values, margin_losses, n_agree, n_labelled = [], [], [], 0, 0
+        if len(self.buffer) >= max(dc.learning_starts, dc.batch_size):
+            self.net.train()
+            beta = linear_schedule(dc.per_beta_start, 1.0, self.cfg.total_steps, global_step)
+            for _ in range(dc.gradient_steps):
+                idx, sample, weights = self.buffer.sample(dc.batch_size, rng, beta)
+                out = dqn_loss(self.net, self.target_net, dc, sample, weights, self.device, expert_coef)
+                if out.margin_loss is not None:
+                    margin_losses.append(out.margin_loss)
+                    n_agree, n_labelled = n_agree + out.n_agree, n_labelled + out.n_labelled
+                self.optimizer.zero_grad()
+                out.loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), dc.max_grad_norm)
+                self.optimizer.step()
+                self.buffer.update_priorities(idx, (out.q_sa - out.target).abs().detach().cpu().numpy())
+                self.grad_steps += 1
+                if self.grad_steps % dc.target_update_every == 0:
+                    with torch.no_grad():
+                        for tp, p in zip(self.target_net.parameters(), self.net.parameters(), strict=True):
+                            tp.lerp_(p, dc.tau)  # tau = 1: a copy
+                td_losses.append(out.td_loss.item())
+                q_values.append(out.q_sa.mean().item())
+        metrics = {"charts/epsilon": self.epsilon, "charts/buffer_size": len(self.buffer)}
+        if td_losses:
+            metrics["losses/td_loss"] = float(np.mean(td_losses))
+            metrics["losses/q_values"] = float(np.mean(q_values))
+        if expert_coef > 0:
+            metrics["charts/expert_coef"] = expert_coef
+        if n_labelled:
+            metrics["losses/expert_margin_loss"] = float(np.mean(margin_losses))
+            metrics["charts/expert_agreement"] = n_agree / n_labelled
+        return metrics
+
+    def postfix(self) -> dict:
+        return {"eps": f"{self.epsilon:.2f}"}
 
 
 def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
@@ -612,197 +755,7 @@ def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None,
 
     The games are collected in shards (:mod:`agents.rl.collectors`, the ``collector:`` section:
     here or on Ray workers, exactly as for PPO), each returning the n-step transitions completed
-    in its games; the learner adds them to the replay buffer in shard order, runs the gradient
-    steps, gates league snapshots (sent to the shards with the next rollout), evaluates and
-    checkpoints. ``on_update``: an optional ``f(update, collector)`` called after every update
-    (tests, tooling). Checkpoints, resume and stopping on signals work as in
-    :func:`agents.rl.ppo.train`."""
-    from agents.checkpoint import load_checkpoint, save_checkpoint
-    from agents.rl.collectors import open_collector, snapshot_weights
-    from agents.rl.league import League
-    from agents.rl.loop import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
-    from agents.rl.stopping import RunGuard
-    from hollywood_env.actions import NUM_ACTIONS
-    from hollywood_env.observation import observation_size
-
-    dc = cfg.dqn
-    rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
-    device = torch.device(cfg.device)
-    rules = cfg.env.make_rules()
-    obs_dim = observation_size(rules) + NUM_FEATURES  # the network reads agents.rl.features too
-    forbid = rules.forbid_discard_of_taken_card
-    q_net = dc.make_network(obs_dim, NUM_ACTIONS).to(device)
-    target_net = copy.deepcopy(q_net)
-    target_net.eval()
-    optimizer = torch.optim.Adam(q_net.parameters(), lr=dc.lr)
-    # the learner's view of the league: the pool and the best snapshot (the shards play the games)
-    league = League(cfg.league, rules, rng, make_bots=False)
-    buffer = ReplayBuffer(dc.buffer_size, obs_dim, NUM_ACTIONS, dc.prioritized, dc.per_alpha, dc.per_eps)
-    num_updates = max(1, cfg.total_steps // (dc.num_games * dc.num_steps))
-    explore_steps = dc.exploration_fraction * cfg.total_steps
-    start_update, global_step, grad_steps = 1, 0, 0
-    make_expert(dc.expert, rules, 0, key="dqn.expert")  # a bad expert name fails here, before any worker starts
-
-    def snapshot(name: str) -> DQNPolicy:
-        return dc.frozen_policy(obs_dim, NUM_ACTIONS, q_net.state_dict(), name, rng.integers(2**62), forbid)
-
-    def snapshot_policy(weights: dict, name: str) -> DQNPolicy:
-        return dc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid)
-
-    def checkpoint(update: int, train_state: bool = True) -> dict:
-        """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
-        to continue exactly (target network, optimiser, RNGs, league, the shards' games and open
-        transitions, the replay buffer)."""
-        ckpt = {"algo": "dqn", "features": FEATURES_VERSION, "model": q_net.state_dict(), "obs_dim": obs_dim,
-                "num_actions": NUM_ACTIONS, "hidden": list(dc.hidden), "rules": rules.to_dict(),
-                "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
-        if train_state:
-            ckpt["train_state"] = {
-                "target_model": target_net.state_dict(), "optimizer": optimizer.state_dict(),
-                "grad_steps": grad_steps, "torch_generator": gen.get_state(), "numpy_rng": rng.bit_generator.state,
-                "league": league.get_state(),
-                "snapshots": snapshot_weights(league),
-                "additions": list(additions), "collector": collector.get_state(), "buffer": buffer.get_state()}
-        return ckpt
-
-    def save(path: Path, ckpt: dict) -> None:
-        save_checkpoint(ckpt, path)
-
-    saved: dict = {}
-    if resume_from is not None:
-        saved = load_checkpoint(resume_from, expect_algo="dqn", need_train_state=True)
-        if saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(dc.hidden):
-            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} does not match the "
-                             f"config's {obs_dim}x{list(dc.hidden)}")
-        ts = saved["train_state"]
-        q_net.load_state_dict(saved["model"])
-        target_net.load_state_dict(ts["target_model"])
-        optimizer.load_state_dict(ts["optimizer"])
-        snapshots = {int(k): (n, sd) for k, (n, sd) in ts["snapshots"].items()}
-        league.set_state(ts["league"], lambda k, name: snapshot_policy(snapshots[k][1], name))
-        buffer.set_state(ts["buffer"])
-        gen.set_state(ts["torch_generator"])
-        rng.bit_generator.state = ts["numpy_rng"]
-        start_update, global_step, grad_steps = saved["update"] + 1, saved["global_step"], ts["grad_steps"]
-        logger.resume_at(saved["update"], saved["global_step"])
-
-    latest = run_dir / "checkpoints" / "latest.pt"
-    # snapshots promoted since the last rollout (sent to the shards with the next one)
-    additions: list[tuple[str, dict]] = list(saved["train_state"]["additions"]) if saved else []
-    metrics: dict = {}
-    collector = open_collector(DQNShard, cfg, q_net, league, start_update,
-                               saved["train_state"]["collector"] if saved else None)
-    try:
-        if not saved:  # update 0: a run killed before its first checkpoint can still resume
-            save(latest, checkpoint(0))
-        with RunGuard(latest, cfg.log.checkpoint_every, num_updates, start_update - 1, checkpoint, save,
-                      run_dir) as guard:
-            for update in range(start_update, num_updates + 1):
-                t_start = time.perf_counter()
-                if dc.anneal_lr:
-                    optimizer.param_groups[0]["lr"] = dc.lr * (1.0 - (update - 1.0) / num_updates)
-                epsilon = linear_schedule(dc.eps_start, dc.eps_end, explore_steps, global_step)
-
-                # --- rollout: the shards of the collector -----------------------------------------
-                expert_coef = dc.expert_weight(update, num_updates)
-                batches = (collector.collect(q_net, additions, epsilon=epsilon, label=True) if expert_coef > 0
-                           else collector.collect(q_net, additions, epsilon=epsilon))
-                additions = []
-                for b in batches:
-                    buffer.add(b.transitions)
-                n_learner, stats, returns_done = gather_batches(batches)
-                global_step += n_learner
-                t_collect = time.perf_counter() - t_start
-
-                # --- gradient steps ---------------------------------------------------------------------
-                td_losses, q_values = [], []
-                margin_losses, n_agree, n_labelled = [], 0, 0
-                if len(buffer) >= max(dc.learning_starts, dc.batch_size):
-                    q_net.train()
-                    beta = linear_schedule(dc.per_beta_start, 1.0, cfg.total_steps, global_step)
-                    for _ in range(dc.gradient_steps):
-                        idx, b, w = buffer.sample(dc.batch_size, rng, beta)
-                        o, a = torch.from_numpy(b["obs"]).to(device), torch.from_numpy(b["action"]).to(device)
-                        y = td_targets(q_net, target_net, torch.from_numpy(b["reward"]).to(device),
-                                       torch.from_numpy(b["next_obs"]).to(device), torch.from_numpy(b["next_mask"]).to(device),
-                                       torch.from_numpy(b["done"]).to(device), torch.from_numpy(b["steps"]).to(device),
-                                       dc.gamma, dc.double)
-                        m = torch.from_numpy(b["mask"]).to(device)
-                        q_all = q_net(o, m)
-                        q_sa = q_all.gather(-1, a.unsqueeze(-1)).squeeze(-1)
-                        w_t = torch.from_numpy(w).to(device)
-                        td_loss = (w_t * F.huber_loss(q_sa, y, reduction="none", delta=dc.huber_delta)).mean()
-                        loss = td_loss
-                        labelled = np.flatnonzero(b["expert_action"] >= 0)
-                        if expert_coef > 0 and labelled.size:  # DQfD's margin term on the labelled samples
-                            lab = torch.from_numpy(labelled).to(device)
-                            a_e = torch.from_numpy(b["expert_action"][labelled]).to(device)
-                            j_e = expert_margin_loss(q_all[lab], m[lab], a_e, dc.expert_margin)
-                            # importance-weighted like the TD term, 0 on the unlabelled samples
-                            loss = loss + expert_coef * (w_t[lab] * j_e).sum() / dc.batch_size
-                            margin_losses.append(j_e.mean().item())
-                            with torch.no_grad():
-                                n_agree += int((greedy_actions(q_all[lab], m[lab]) == a_e).sum().item())
-                            n_labelled += labelled.size
-                        optimizer.zero_grad()
-                        loss.backward()
-                        nn.utils.clip_grad_norm_(q_net.parameters(), dc.max_grad_norm)
-                        optimizer.step()
-                        buffer.update_priorities(idx, (q_sa - y).abs().detach().cpu().numpy())
-                        grad_steps += 1
-                        if grad_steps % dc.target_update_every == 0:
-                            with torch.no_grad():
-                                for tp, p in zip(target_net.parameters(), q_net.parameters(), strict=True):
-                                    tp.lerp_(p, dc.tau)  # tau = 1: a copy
-                        td_losses.append(td_loss.item())
-                        q_values.append(q_sa.mean().item())
-                elapsed = time.perf_counter() - t_start
-
-                metrics = {
-                    "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                    "charts/SPS": n_learner / elapsed,
-                    "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
-                    "charts/worker_restarts": collector.restarts,
-                    "charts/epsilon": epsilon,
-                    "charts/buffer_size": len(buffer),
-                    "charts/league_size": len(league.snapshot_ids),
-                }
-                if td_losses:
-                    metrics["losses/td_loss"] = float(np.mean(td_losses))
-                    metrics["losses/q_values"] = float(np.mean(q_values))
-                if expert_coef > 0:
-                    metrics["charts/expert_coef"] = expert_coef
-                if n_labelled:
-                    metrics["losses/expert_margin_loss"] = float(np.mean(margin_losses))
-                    metrics["charts/expert_agreement"] = n_agree / n_labelled
-                if returns_done:
-                    metrics["charts/episodic_return"] = float(np.mean(returns_done))
-                metrics.update(stats.scalars())
-
-                # --- league: gated snapshots, sent to the shards with the next rollout ----------------
-                metrics.update(league_after_update(
-                    league, snapshot, update, cfg, rules, batches, additions,
-                    lambda u: save(run_dir / "checkpoints" / "best.pt", checkpoint(u, train_state=False))))
-
-                ec = cfg.eval
-                if (ec.every and update % ec.every == 0) or update == num_updates:
-                    policy = DQNPolicy(copy.deepcopy(q_net).cpu(), epsilon=0.0 if ec.greedy else dc.eps_end,
-                                       seed=cfg.seed, forbid_taken=forbid)
-                    metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
-                logger.log(update, global_step, metrics)
-                guard.end_update(update)
-                if progress is not None:
-                    progress.update(1)
-                    post = {"SPS": f"{metrics['charts/SPS']:.0f}", "eps": f"{epsilon:.2f}"}
-                    for k, v in metrics.items():
-                        if k.startswith("eval/win_rate_vs_"):
-                            post[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
-                    progress.set_postfix(post)
-                if on_update is not None:
-                    on_update(update, collector)
-                guard.stop_if_requested(update)
-    finally:
-        collector.close()
-    if not (run_dir / "checkpoints" / "best.pt").exists():
-        save(run_dir / "checkpoints" / "best.pt", checkpoint(num_updates, train_state=False))
-    return metrics
+    in its games; :class:`DQNLearner` adds them to the replay buffer and runs the gradient steps.
+    Seeding, the league, checkpoints and ``--resume``, stopping on signals, evaluation and
+    progress are the shared loop's (:func:`agents.rl.loop.train_loop`)."""
+    return train_loop(DQNLearner, cfg, run_dir, logger, resume_from, progress, on_update)

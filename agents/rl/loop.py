@@ -1,22 +1,42 @@
-"""What the PPO and DQN trainers share: seeding, the checks of their config sections, the
-league's gated promotion, periodic evaluation against bots (``eval/*``), Hollywood statistics from
-rollouts (``hollywood/*``), the expert bot of the imitation terms (``ppo.expert``, ``dqn.expert``)."""
+"""The training loop PPO and DQN share (:func:`train_loop`), and what it is made of.
+
+An algorithm gives a :class:`Learner`: its network and optimiser, how it collects a rollout from
+the shards and how it updates on it (its loss lives in its own module, :mod:`agents.rl.ppo` and
+:mod:`agents.rl.dqn`), what its checkpoints hold besides the shared fields, its evaluation
+policy. :class:`TrainingRun` does the rest, the same for both: seeding, the league and its gated
+promotion of snapshots, the collector, checkpoints and ``--resume`` (exact: the run goes on as if it
+had never stopped), stopping on signals (:class:`agents.rl.stopping.RunGuard`), periodic evaluation
+against bots (``eval/*``), the ``hollywood/*`` statistics of the rollouts, the metrics log and the
+progress bar. Also here: the expert bot of the imitation terms (``ppo.expert``, ``dqn.expert``).
+
+One update of :meth:`TrainingRun.run_update`, in order (the order is part of the exact resume):
+
+1. the learning rate (linear annealing when the section's ``anneal_lr``);
+2. the rollout (:meth:`Learner.collect`), with the snapshots promoted since the last one;
+3. the algorithm's update (:meth:`Learner.update`), its metrics after ``charts/*``;
+4. the league: every ``league.snapshot_every`` updates a snapshot is gated and, promoted, sent
+   to the shards with the next rollout (``best.pt`` written);
+5. evaluation every ``eval.every`` updates and at the last;
+6. the metrics logged, ``latest.pt`` on the cadence, progress, ``on_update``, a requested stop.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
 from agents.matches import PairingResult, play_pairing
-from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
+from agents.rl.rollout import HollywoodStats
 from hollywood_env.rules import Rules
 
 if TYPE_CHECKING:  # annotations only
-    import torch
-
     from agents.bots import Bot
     from agents.registry import Policy
     from agents.rl.league import League
@@ -24,8 +44,6 @@ if TYPE_CHECKING:  # annotations only
 
 def seed_everything(seed: int, torch_threads: int) -> tuple[np.random.Generator, torch.Generator]:
     """The fixed seeding block: Python, numpy and torch, and torch's thread count."""
-    import torch
-
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -41,58 +59,6 @@ def expert_weight(expert: str | None, coef: float, until: float, update: int, nu
     if not expert:
         return 0.0
     return coef * max(0.0, 1.0 - (update - 1) / (until * num_updates))
-
-
-# --- config checks (a ValueError naming ``<section>.<key>``, the value and what is allowed) ----------
-
-
-def in_range(value: float, low: float, closed: bool, high: float) -> bool:
-    """``value`` is a finite number above ``low`` (or equal to it when ``closed``) and at most
-    ``high``."""
-    return bool(np.isfinite(value) and (value >= low if closed else value > low) and value <= high)
-
-
-def check_at_least(section: str, config: Any, names: Iterable[str], low: int) -> None:
-    """Each field ``names`` of ``config`` is at least ``low``."""
-    for name in names:
-        if getattr(config, name) < low:
-            raise ValueError(f"{section}.{name} must be >= {low}, got {getattr(config, name)}")
-
-
-def check_numbers(section: str, config: Any, ranges: Iterable[tuple[str, float, bool, float]],
-                  nullable: Iterable[str] = ()) -> None:
-    """Each field of ``ranges`` ``(name, low, low included, high)`` is a finite number in that range
-    (:func:`in_range`); a field of ``nullable`` may also be None."""
-    nullable = set(nullable)
-    for name, low, closed, high in ranges:
-        v = getattr(config, name)
-        if v is None and name in nullable:
-            continue
-        if not in_range(v, low, closed, high):
-            allowed = (f"in {'[' if closed else '('}{low:g}, {high:g}]" if np.isfinite(high)
-                       else f"{'>=' if closed else '>'} {low:g} and finite")
-            raise ValueError(f"{section}.{name} must be a number {allowed}{' (or null)' if name in nullable else ''}, "
-                             f"got {v!r}")
-
-
-def check_hidden(section: str, hidden: list[int]) -> None:
-    """``<section>.hidden``: at least one layer size, each at least 1."""
-    if not hidden:
-        raise ValueError(f"{section}.hidden needs at least one layer size, got []")
-    if any(h < 1 for h in hidden):
-        raise ValueError(f"{section}.hidden: every layer size must be >= 1, got {list(hidden)}")
-
-
-def check_expert_fields(section: str, expert: str | None, coef: float, until: float) -> None:
-    """The ``<section>.expert*`` values of a config, each checked (a ValueError naming the key, the
-    value and what is allowed)."""
-    if not in_range(coef, 0.0, True, np.inf):
-        raise ValueError(f"{section}.expert_coef must be a finite number >= 0, got {coef!r}")
-    if not in_range(until, 0.0, False, 1.0):
-        raise ValueError(f"{section}.expert_until must be a fraction of the run in (0, 1], got {until!r}")
-    if expert is not None and not (isinstance(expert, str) and expert.strip()):
-        raise ValueError(f"{section}.expert must be a bot name (simple, neller, hollywood, marjj) or null, "
-                         f"got {expert!r}")
 
 
 def make_expert(name: str | None, rules: Rules | str | None, seed: int | np.random.Generator | None,
@@ -160,60 +126,6 @@ def promote_if_better(league: League, candidate: Policy, name: str, rules: Rules
     return win, promoted
 
 
-class HollywoodStats:
-    """Accumulates ``hollywood/*`` statistics from the ``info`` of self-play batch steps."""
-
-    def __init__(self):
-        self.reset()
-
-    def reset(self) -> None:
-        self.hands = self.walls = self.gins = self.knocks = self.undercuts = self.matches = 0
-        self.knock_deadwood = 0.0
-        self.learner_games = self.learner_matches = 0
-        self.episodes = self.episode_decisions = 0  # episodes against other opponents
-
-    def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None) -> None:
-        e = info["hand_ended"]
-        if e.any():
-            kind = info["hand_kind"][e]
-            self.hands += int(e.sum())
-            self.walls += int((kind == KIND_WALL).sum())
-            self.gins += int(((kind == KIND_GIN) | (kind == KIND_BIG_GIN)).sum())
-            knocks = (kind == KIND_KNOCK) | (kind == KIND_UNDERCUT)
-            self.knocks += int(knocks.sum())
-            self.undercuts += int((kind == KIND_UNDERCUT).sum())
-            self.knock_deadwood += float(info["knocker_deadwood"][e][knocks].sum())
-        self.matches += int(ended_matches.sum())
-        if learner_games_won is not None and learner_games_won.size:
-            self.learner_games += int(learner_games_won.sum())
-            self.learner_matches += int(learner_games_won.size)
-
-    def add_episodes(self, decisions: np.ndarray) -> None:
-        """Finished episodes against other opponents: the learner's decisions in each."""
-        self.episodes += int(decisions.size)
-        self.episode_decisions += int(decisions.sum())
-
-    def merge(self, other: HollywoodStats) -> HollywoodStats:
-        """Add the counts of ``other`` (another rollout shard's) to these."""
-        for k, v in vars(other).items():
-            setattr(self, k, getattr(self, k) + v)
-        return self
-
-    def scalars(self) -> dict:
-        decided = self.hands - self.walls
-        out = {
-            "hollywood/gin_rate": self.gins / decided if decided else None,
-            "hollywood/undercut_rate": self.undercuts / self.knocks if self.knocks else None,
-            "hollywood/knock_deadwood": self.knock_deadwood / self.knocks if self.knocks else None,
-            "hollywood/wall_rate": self.walls / self.hands if self.hands else None,
-            "hollywood/hands_per_match": self.hands / self.matches if self.matches else None,
-            "hollywood/games_won": self.learner_games / self.learner_matches if self.learner_matches else None,
-            # CleanRL's tag: the learner's decisions per episode, over the episodes of charts/episodic_return
-            "charts/episodic_length": self.episode_decisions / self.episodes if self.episodes else None,
-        }
-        return out
-
-
 def gather_batches(batches: Iterable[Any]) -> tuple[int, HollywoodStats, list[float]]:
     """The shards' batches of one update: learner decisions, merged ``hollywood/*`` statistics,
     and the returns of the episodes finished against other opponents."""
@@ -242,3 +154,224 @@ def league_after_update(league: League, snapshot: Callable[[str], Policy], updat
     league.forget_unused(np.array(sorted({k for b in batches for k in b.live}), dtype=np.int64))
     return out
 
+
+# --- the shared loop ----------------------------------------------------------------------------
+
+
+class Learner:
+    """One algorithm's part of :func:`train_loop`. Subclasses set ``algo`` (the checkpoints'
+    ``algo``), ``section`` (the config section: ``ppo``, ``dqn``), ``shard`` (its
+    :class:`~agents.rl.collectors.Shard` class) and, in ``__init__``, ``net`` (the network the
+    shards act with and checkpoints hold as ``model``) and ``optimizer``."""
+
+    algo: str
+    section: str
+    shard: type
+    net: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+
+    def __init__(self, cfg: Any, rules: Rules, device: torch.device):
+        self.cfg, self.rules, self.device = cfg, rules, device
+        self.forbid = rules.forbid_discard_of_taken_card
+
+    @property
+    def config(self) -> Any:
+        """The algorithm's config section (``cfg.ppo``, ``cfg.dqn``)."""
+        return getattr(self.cfg, self.section)
+
+    def steps_per_update(self) -> int:
+        """Batch steps of one update over all games: ``num_games * num_steps``."""
+        return self.config.num_games * self.config.num_steps
+
+    def snapshot_policy(self, weights: Mapping[str, Any], name: str, seed: int) -> Policy:
+        """A frozen league snapshot with ``weights``, sampling from its own generator."""
+        raise NotImplementedError
+
+    def eval_policy(self) -> Policy:
+        """The policy evaluated against the bots (a copy of the network on the CPU)."""
+        raise NotImplementedError
+
+    def checkpoint_fields(self) -> dict:
+        """What a checkpoint holds about the network besides ``model`` (``obs_dim``, ``hidden``, ...)."""
+        raise NotImplementedError
+
+    def check_resume(self, saved: dict, path: Path) -> None:
+        """A ValueError when the checkpoint ``saved`` (read from ``path``) holds another network."""
+        raise NotImplementedError
+
+    def train_state(self) -> dict:
+        """The algorithm's own part of ``train_state`` (beyond the optimiser): none by default."""
+        return {}
+
+    def set_train_state(self, ts: dict) -> None:
+        """Restore :meth:`train_state` from a checkpoint's ``train_state``."""
+
+    def collect(self, collector: Any, additions: list, expert_coef: float, global_step: int) -> list:
+        """One rollout of the shards (``additions``: snapshots they do not hold yet); labelled by
+        the expert when ``expert_coef > 0``."""
+        raise NotImplementedError
+
+    def update(self, batches: list, expert_coef: float, global_step: int, gen: torch.Generator,
+               rng: np.random.Generator) -> dict:
+        """Learn from the rollout ``batches``; returns the update's metrics (``losses/*``, ...)."""
+        raise NotImplementedError
+
+    def postfix(self) -> dict:
+        """More of the progress bar's postfix (DQN: the exploration rate)."""
+        return {}
+
+
+class TrainingRun:
+    """One run of :func:`train_loop`: the learner, the league, the collector and everything the
+    run mutates (``global_step``, the snapshots promoted since the last rollout)."""
+
+    def __init__(self, make_learner: Callable[[Any, Rules, torch.device], Learner], cfg: Any, run_dir: Path,
+                 logger: Any):
+        from agents.rl.league import League
+
+        self.cfg, self.run_dir, self.logger = cfg, run_dir, logger
+        self.rng, self.gen = seed_everything(cfg.seed, cfg.torch_threads)
+        self.rules = cfg.env.make_rules()
+        self.learner = make_learner(cfg, self.rules, torch.device(cfg.device))
+        # the learner's view of the league: the pool and the best snapshot (the shards play the games)
+        self.league = League(cfg.league, self.rules, self.rng, make_bots=False)
+        self.num_updates = max(1, cfg.total_steps // self.learner.steps_per_update())
+        section = self.learner.config
+        # a bad expert name fails here, before any worker starts
+        make_expert(section.expert, self.rules, 0, key=f"{self.learner.section}.expert")
+        self.start_update, self.global_step = 1, 0
+        self.additions: list[tuple[str, dict]] = []  # promoted since the last rollout
+        self.collector: Any = None
+        self.latest = run_dir / "checkpoints" / "latest.pt"
+        self.latest_eval: dict = {}  # shown in the progress bar until the next evaluation
+
+    def snapshot(self, name: str) -> Policy:
+        """The learner's network now, frozen as a league snapshot."""
+        return self.learner.snapshot_policy(self.learner.net.state_dict(), name, self.rng.integers(2**62))
+
+    def checkpoint(self, update: int, train_state: bool = True) -> dict:
+        """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
+        to continue exactly: optimiser, RNGs, the learner's league with the weights of every
+        snapshot it still holds, snapshots not yet sent to the shards, the shards' games, and
+        the algorithm's own state (:meth:`Learner.train_state`)."""
+        from agents.rl.collectors import snapshot_weights
+        from agents.rl.features import VERSION as FEATURES_VERSION
+
+        lr = self.learner
+        ckpt = {"algo": lr.algo, "features": FEATURES_VERSION, "model": lr.net.state_dict(),
+                **lr.checkpoint_fields(), "rules": self.rules.to_dict(), "config": dataclasses.asdict(self.cfg),
+                "update": update, "global_step": self.global_step}
+        if train_state:
+            ckpt["train_state"] = {
+                "optimizer": lr.optimizer.state_dict(), "torch_generator": self.gen.get_state(),
+                "numpy_rng": self.rng.bit_generator.state, "league": self.league.get_state(),
+                "snapshots": snapshot_weights(self.league), "additions": list(self.additions),
+                "collector": self.collector.get_state(), **lr.train_state()}
+        return ckpt
+
+    def save(self, path: Path, ckpt: dict) -> None:
+        from agents.checkpoint import save_checkpoint
+
+        save_checkpoint(ckpt, path)
+
+    def resume(self, path: Path) -> dict:
+        """Restore the run from the checkpoint ``path``; returns the collector's saved state."""
+        from agents.checkpoint import load_checkpoint
+
+        lr = self.learner
+        saved = load_checkpoint(path, expect_algo=lr.algo, need_train_state=True)
+        lr.check_resume(saved, path)
+        ts = saved["train_state"]
+        lr.net.load_state_dict(saved["model"])
+        lr.set_train_state(ts)
+        lr.optimizer.load_state_dict(ts["optimizer"])
+        snapshots = {int(k): (n, sd) for k, (n, sd) in ts["snapshots"].items()}
+        self.league.set_state(ts["league"], lambda k, name: lr.snapshot_policy(snapshots[k][1], name, 0))
+        self.gen.set_state(ts["torch_generator"])
+        self.rng.bit_generator.state = ts["numpy_rng"]
+        self.start_update, self.global_step = saved["update"] + 1, saved["global_step"]
+        self.logger.resume_at(saved["update"], saved["global_step"])
+        self.additions = list(ts["additions"])
+        return ts["collector"]
+
+    def run_update(self, update: int) -> dict:
+        """One update (the steps of the module docstring up to the evaluation); its metrics."""
+        lr, section = self.learner, self.learner.config
+        t_start = time.perf_counter()
+        if section.anneal_lr:
+            lr.optimizer.param_groups[0]["lr"] = section.lr * (1.0 - (update - 1.0) / self.num_updates)
+        expert_coef = section.expert_weight(update, self.num_updates)
+        batches = lr.collect(self.collector, self.additions, expert_coef, self.global_step)
+        self.additions = []
+        n_learner, stats, returns_done = gather_batches(batches)
+        self.global_step += n_learner
+        t_collect = time.perf_counter() - t_start
+        learned = lr.update(batches, expert_coef, self.global_step, self.gen, self.rng)
+        elapsed = time.perf_counter() - t_start
+        metrics = {"charts/learning_rate": lr.optimizer.param_groups[0]["lr"], "charts/SPS": n_learner / elapsed,
+                   "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
+                   "charts/worker_restarts": self.collector.restarts, **learned,
+                   "charts/league_size": len(self.league.snapshot_ids)}
+        if returns_done:
+            metrics["charts/episodic_return"] = float(np.mean(returns_done))
+        metrics.update(stats.scalars())
+        # the league: gated snapshots, sent to the shards with the next rollout
+        best = self.run_dir / "checkpoints" / "best.pt"
+        metrics.update(league_after_update(self.league, self.snapshot, update, self.cfg, self.rules, batches,
+                                           self.additions, lambda u: self.save(best, self.checkpoint(u, False))))
+        ec = self.cfg.eval
+        if (ec.every and update % ec.every == 0) or update == self.num_updates:
+            metrics.update(evaluate_vs_bots(lr.eval_policy(), ec.bots, self.rules, ec.pairs,
+                                            seed=self.cfg.seed + 100_003))
+        return metrics
+
+    def show(self, progress: Any, metrics: dict) -> None:
+        """One step of the progress bar, the latest evaluation in its postfix."""
+        progress.update(1)
+        for k, v in metrics.items():
+            if k.startswith("eval/win_rate_vs_"):
+                self.latest_eval[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
+        progress.set_postfix({"SPS": f"{metrics['charts/SPS']:.0f}", **self.learner.postfix(), **self.latest_eval})
+
+    def run(self, resume_from: Path | None, progress: Any, on_update: Callable[[int, Any], None] | None) -> dict:
+        """The updates from the start (or ``resume_from``) to the end; the last update's metrics."""
+        from agents.rl.collectors import open_collector
+        from agents.rl.stopping import RunGuard
+
+        collector_state = self.resume(resume_from) if resume_from is not None else None
+        self.collector = open_collector(self.learner.shard, self.cfg, self.learner.net, self.league,
+                                        self.start_update, collector_state)
+        metrics: dict = {}
+        try:
+            if resume_from is None:  # update 0: a run killed before its first checkpoint can still resume
+                self.save(self.latest, self.checkpoint(0))
+            with RunGuard(self.latest, self.cfg.log.checkpoint_every, self.num_updates, self.start_update - 1,
+                          self.checkpoint, self.save, self.run_dir) as guard:
+                for update in range(self.start_update, self.num_updates + 1):
+                    metrics = self.run_update(update)
+                    self.logger.log(update, self.global_step, metrics)
+                    guard.end_update(update)
+                    if progress is not None:
+                        self.show(progress, metrics)
+                    if on_update is not None:
+                        on_update(update, self.collector)
+                    guard.stop_if_requested(update)
+        finally:
+            self.collector.close()
+        if not (self.run_dir / "checkpoints" / "best.pt").exists():
+            self.save(self.run_dir / "checkpoints" / "best.pt", self.checkpoint(self.num_updates, train_state=False))
+        return metrics
+
+
+def train_loop(make_learner: Callable[[Any, Rules, torch.device], Learner], cfg: Any, run_dir: Path, logger: Any,
+               resume_from: Path | None = None, progress: Any = None,
+               on_update: Callable[[int, Any], None] | None = None) -> dict:
+    """Train the learner ``make_learner(cfg, rules, device)`` with the
+    :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns the final metrics.
+
+    ``latest.pt`` is written (atomically) at update 0, every ``log.checkpoint_every`` updates and
+    at the end; with ``resume_from`` the run continues from one exactly as if it had never
+    stopped. A first SIGINT/SIGTERM finishes the current update, writes ``latest.pt`` and raises
+    :class:`agents.rl.stopping.TrainingStopped`; a second stops at once (:mod:`agents.rl.stopping`).
+    ``on_update``: an optional ``f(update, collector)`` called after every update (tests, tooling)."""
+    return TrainingRun(make_learner, cfg, run_dir, logger).run(resume_from, progress, on_update)

@@ -4,8 +4,10 @@ The rollout steps ``num_games`` matches at once through :class:`hollywood_env.Se
 Each game has an opponent from the :class:`~agents.rl.league.League` (the latest policy itself,
 a frozen snapshot, or a bot); the learner acts in its seat (both seats in self-play games).
 The games are split into shards collected here or on Ray workers (:mod:`agents.rl.collectors`,
-the ``collector:`` section of a config); this module runs the update on their samples, the
-gating of league snapshots (sent to the shards with the next rollout), evaluation and checkpoints.
+the ``collector:`` section of a config); this module has the loss (:func:`ppo_loss`) and the
+update on their samples (:func:`ppo_update`). Seeding, the league's gated snapshots (sent to the
+shards with the next rollout), checkpoints and resume, evaluation and progress are the loop
+shared with DQN (:func:`agents.rl.loop.train_loop`).
 
 Two-player transitions: a learner transition runs from one of its decisions to its next decision
 in the same game; the rewards its player receives in between (including those caused by the
@@ -21,7 +23,6 @@ minibatch, linear learning-rate annealing, global gradient clipping, orthogonal 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,11 +35,12 @@ from torch import nn
 
 from agents.rl.collectors import Shard
 from agents.rl.features import BELIEF_SIZE, input_size
-from agents.rl.features import VERSION as FEATURES_VERSION
-from agents.rl.loop import make_expert
+from agents.rl.loop import Learner, make_expert, train_loop
 from agents.rl.networks import ENCODERS, ActorCritic, MaskedCategorical
 from agents.rl.policies import PPOPolicy
+from hollywood_env.actions import NUM_ACTIONS
 from hollywood_env.cards import NUM_CARDS, masks_to_bools
+from hollywood_env.observation import observation_size
 from hollywood_env.sampling import SeedLike
 
 
@@ -126,7 +128,7 @@ class PPOConfig:
 
     def __post_init__(self):
         """Every value checked (ValueError naming ``ppo.<key>``, the value and the allowed range)."""
-        from agents.rl.loop import check_at_least, check_expert_fields, check_hidden, check_numbers
+        from agents.rl.checks import check_at_least, check_expert_fields, check_hidden, check_numbers
 
         check_at_least("ppo", self, ("num_games", "num_steps", "num_minibatches", "update_epochs"), 1)
         # (name, low, low included, high): a finite number in the range
@@ -164,7 +166,7 @@ class ShardBatch:
     # None without labels
     expert_action: np.ndarray | None
     episode_returns: list[float]  # finished episodes against other opponents (not self-play)
-    stats: object  # agents.rl.loop.HollywoodStats
+    stats: object  # agents.rl.rollout.HollywoodStats
     n_learner: int  # learner decisions (trained on or not)
     live: list[int]  # league member ids the shard still holds
     seconds: float = 0.0
@@ -317,232 +319,188 @@ class PPOShard(Shard):
             state=self.get_state() if want_state else None)
 
 
+# --- the loss and the update ---------------------------------------------------------------------
+
+
+@dataclass
+class PPOBatch:
+    """The samples of one update as tensors (the shards' :class:`ShardBatch` concatenated)."""
+
+    obs: torch.Tensor
+    mask: torch.Tensor
+    action: torch.Tensor
+    logp: torch.Tensor
+    advantage: torch.Tensor
+    ret: torch.Tensor
+    value: torch.Tensor
+    critic_obs: torch.Tensor | None  # with the privileged critic
+    expert_action: torch.Tensor | None  # with the imitation term on
+
+    @classmethod
+    def from_shards(cls, batches: list[ShardBatch], critic: bool, expert: bool) -> PPOBatch:
+        def cat(name: str) -> torch.Tensor:
+            return torch.from_numpy(np.concatenate([getattr(b, name) for b in batches]))
+
+        return cls(cat("obs"), cat("mask"), cat("action"), cat("logp"), cat("advantage"), cat("ret"), cat("value"),
+                   cat("critic_obs") if critic else None, cat("expert_action") if expert else None)
+
+
+@dataclass
+class PPOLoss:
+    """:func:`ppo_loss` of one minibatch: the loss to minimise and its parts."""
+
+    loss: torch.Tensor
+    pg_loss: torch.Tensor
+    v_loss: torch.Tensor
+    entropy: torch.Tensor
+    approx_kl: torch.Tensor
+    old_approx_kl: torch.Tensor
+    clipfrac: float
+    expert_loss: torch.Tensor
+    agreement: float | None  # the share of labelled rows where the greedy move is the expert's
+
+
+def ppo_loss(net: ActorCritic, pc: PPOConfig, b: PPOBatch, mb: torch.Tensor, device: torch.device,
+             expert_coef: float) -> PPOLoss:
+    """The clipped PPO loss of the minibatch ``mb`` (indices into ``b``): clipped surrogate,
+    (clipped) value loss, entropy bonus over the legal actions, and with an expert the imitation
+    term ``-log pi(expert move)`` weighted ``expert_coef`` (only the labelled rows when
+    ``ppo.expert_fraction < 1``)."""
+    logits, newv = net(b.obs[mb].to(device), None if b.critic_obs is None else b.critic_obs[mb].to(device))
+    dist = MaskedCategorical(logits, b.mask[mb].to(device))
+    newlogp = dist.log_prob(b.action[mb].to(device))
+    entropy = dist.entropy()
+    logratio = newlogp - b.logp[mb].to(device)
+    ratio = logratio.exp()
+    with torch.no_grad():
+        old_approx_kl = (-logratio).mean()
+        approx_kl = ((ratio - 1) - logratio).mean()
+        clipfrac = ((ratio - 1.0).abs() > pc.clip_coef).float().mean().item()
+    mb_adv = b.advantage[mb].to(device)
+    if pc.norm_adv and mb_adv.numel() > 1:
+        mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+    pg_loss = torch.max(-mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - pc.clip_coef, 1 + pc.clip_coef)).mean()
+    ret, oldv = b.ret[mb].to(device), b.value[mb].to(device)
+    if pc.clip_vloss:
+        v_clipped = oldv + torch.clamp(newv - oldv, -pc.clip_coef, pc.clip_coef)
+        v_loss = 0.5 * torch.max((newv - ret) ** 2, (v_clipped - ret) ** 2).mean()
+    else:
+        v_loss = 0.5 * ((newv - ret) ** 2).mean()
+    entropy_loss = entropy.mean()
+    loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
+    expert_loss, agreement = torch.tensor(0.0), None
+    if b.expert_action is not None:  # imitation: the expert's move in the same position
+        target = b.expert_action[mb].to(device)
+        if pc.expert_fraction < 1.0:  # only the labelled rows (target -1: none)
+            labelled = target >= 0
+            target = target[labelled]
+            log_probs = dist.log_probs[labelled].gather(-1, target.unsqueeze(-1))
+            expert_loss = -log_probs.mean() if target.numel() else torch.tensor(0.0)
+            chosen = dist.logits[labelled].argmax(-1)
+        else:
+            expert_loss = -dist.log_prob(target).mean()
+            chosen = dist.logits.argmax(-1)
+        loss = loss + expert_coef * expert_loss
+        if target.numel():
+            with torch.no_grad():
+                agreement = (chosen == target).float().mean().item()
+    return PPOLoss(loss, pg_loss, v_loss, entropy_loss, approx_kl, old_approx_kl, clipfrac, expert_loss, agreement)
+
+
+def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, pc: PPOConfig, b: PPOBatch, gen: torch.Generator,
+               device: torch.device, expert_coef: float) -> dict:
+    """``update_epochs`` epochs of minibatches in a random order (from ``gen``) over ``b``,
+    stopping early past ``target_kl``; the update's ``losses/*`` (of the last minibatch, as CleanRL)."""
+    n = b.obs.shape[0]
+    mb_size = max(1, n // pc.num_minibatches)
+    last = PPOLoss(torch.tensor(0.0), *[torch.tensor(0.0)] * 5, 0.0, torch.tensor(0.0), None)
+    clipfracs, agreement = [], []
+    for _epoch in range(pc.update_epochs):
+        perm = torch.randperm(n, generator=gen)
+        for start in range(0, n, mb_size):
+            last = ppo_loss(net, pc, b, perm[start:start + mb_size], device, expert_coef)
+            clipfracs.append(last.clipfrac)
+            if last.agreement is not None:
+                agreement.append(last.agreement)
+            optimizer.zero_grad()
+            last.loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)
+            optimizer.step()
+        if pc.target_kl is not None and last.approx_kl > pc.target_kl:
+            break
+    y_pred, y_true = b.value.numpy(), b.ret.numpy()
+    var_y = np.var(y_true)
+    explained_var = float("nan") if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+    metrics = {"losses/value_loss": last.v_loss.item(), "losses/policy_loss": last.pg_loss.item(),
+               "losses/entropy": last.entropy.item(), "losses/approx_kl": last.approx_kl.item(),
+               "losses/old_approx_kl": last.old_approx_kl.item(),
+               "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
+               "losses/explained_variance": explained_var}
+    if b.expert_action is not None:
+        metrics.update({"losses/expert_loss": last.expert_loss.item(), "charts/expert_coef": expert_coef,
+                        "charts/expert_agreement": float(np.mean(agreement))})
+    return metrics
+
+
 # --- training ----------------------------------------------------------------------------------
 
 
-def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
-          on_update: Callable[[int, Any], None] | None = None) -> dict:
-    """Train PPO with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final metrics.
+class PPOLearner(Learner):
+    """PPO's part of the shared loop (:func:`agents.rl.loop.train_loop`): the actor-critic, Adam,
+    rollouts from :class:`PPOShard` and :func:`ppo_update`."""
 
-    The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.rl.collectors`); the
-    update, the gating of league snapshots, evaluation and checkpoints run here. ``on_update``:
-    an optional ``f(update, collector)`` called after every update (tests, tooling).
+    algo = section = "ppo"
+    shard = PPOShard
 
-    ``latest.pt`` is written (atomically) at update 0, every ``log.checkpoint_every`` updates and
-    at the end; with ``resume_from`` the run continues from one exactly as if it had never
-    stopped. A first SIGINT/SIGTERM finishes the current update, writes ``latest.pt`` and raises
-    :class:`agents.rl.stopping.TrainingStopped`; a second stops at once (:mod:`agents.rl.stopping`).
-    """
-    from agents.checkpoint import load_checkpoint as load_checkpoint_full
-    from agents.checkpoint import save_checkpoint
-    from agents.rl.collectors import open_collector, snapshot_weights
-    from agents.rl.league import League
-    from agents.rl.loop import evaluate_vs_bots, gather_batches, league_after_update, seed_everything
-    from agents.rl.stopping import RunGuard
-    from hollywood_env.actions import NUM_ACTIONS
-    from hollywood_env.observation import observation_size
+    def __init__(self, cfg: Any, rules: Any, device: torch.device):
+        super().__init__(cfg, rules, device)
+        pc = cfg.ppo
+        self.obs_dim = pc.input_size(observation_size(rules))
+        self.belief = pc.make_belief(rules)  # the learned belief the network reads (ppo.belief_input), else None
+        self.net = pc.make_network(self.obs_dim, NUM_ACTIONS).to(device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=pc.lr, eps=1e-5)
 
-    pc = cfg.ppo
-    rng, gen = seed_everything(cfg.seed, cfg.torch_threads)
-    device = torch.device(cfg.device)
-    rules = cfg.env.make_rules()
-    obs_dim = pc.input_size(observation_size(rules))
-    forbid = rules.forbid_discard_of_taken_card
-    belief = pc.make_belief(rules)  # the learned belief the network reads (ppo.belief_input), else None
-    net = pc.make_network(obs_dim, NUM_ACTIONS).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=pc.lr, eps=1e-5)
-    # the learner's view of the league: the pool and the best snapshot (the shards play the games)
-    league = League(cfg.league, rules, rng, make_bots=False)
-    num_updates = max(1, cfg.total_steps // (pc.num_games * pc.num_steps))
-    start_update, global_step = 1, 0
-    make_expert(pc.expert, rules, 0)  # a bad expert name fails here, before any worker starts
+    def snapshot_policy(self, weights: Mapping[str, Any], name: str, seed: int) -> PPOPolicy:
+        return self.config.frozen_policy(self.obs_dim, NUM_ACTIONS, weights, name, seed, self.forbid, self.belief)
 
-    def snapshot(name: str) -> PPOPolicy:
-        return pc.frozen_policy(obs_dim, NUM_ACTIONS, net.state_dict(), name, rng.integers(2**62), forbid, belief)
+    def eval_policy(self) -> PPOPolicy:
+        return PPOPolicy(copy.deepcopy(self.net).cpu(), greedy=self.cfg.eval.greedy, seed=self.cfg.seed,
+                         forbid_taken=self.forbid, belief=self.belief)
 
-    def snapshot_policy(weights: dict, name: str) -> PPOPolicy:
-        return pc.frozen_policy(obs_dim, NUM_ACTIONS, weights, name, 0, forbid, belief)
+    def checkpoint_fields(self) -> dict:
+        pc = self.config
+        return {"obs_dim": self.obs_dim, "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden),
+                "critic_inputs": pc.critic_inputs, "encoder": pc.encoder, "belief_input": pc.belief_input}
 
-    def checkpoint(update: int, train_state: bool = True) -> dict:
-        """The run after ``update``: the model, and (``latest.pt``) everything ``--resume`` needs
-        to continue exactly: optimiser, RNGs, the learner's league with the weights of every
-        snapshot it still holds, snapshots not yet sent to the shards, the shards' games."""
-        ckpt = {"algo": "ppo", "features": FEATURES_VERSION, "model": net.state_dict(), "obs_dim": obs_dim,
-                "num_actions": NUM_ACTIONS, "hidden": list(pc.hidden), "critic_inputs": pc.critic_inputs,
-                "encoder": pc.encoder, "belief_input": pc.belief_input, "rules": rules.to_dict(),
-                "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step}
-        if train_state:
-            ckpt["train_state"] = {
-                "optimizer": optimizer.state_dict(), "torch_generator": gen.get_state(),
-                "numpy_rng": rng.bit_generator.state, "league": league.get_state(),
-                "snapshots": snapshot_weights(league),
-                "additions": list(additions), "collector": collector.get_state()}
-        return ckpt
-
-    def save(path: Path, ckpt: dict) -> None:
-        save_checkpoint(ckpt, path)
-
-    saved: dict = {}
-    if resume_from is not None:
-        saved = load_checkpoint_full(resume_from, expect_algo="ppo", need_train_state=True)
+    def check_resume(self, saved: dict, path: Path) -> None:
+        pc = self.config
         saved_encoder = saved.get("encoder", "mlp")  # checkpoints from before the option: the MLP
         saved_belief = bool(saved.get("belief_input", False))  # before the option: no belief inputs
-        if (saved["obs_dim"] != obs_dim or list(saved["hidden"]) != list(pc.hidden) or saved_encoder != pc.encoder
+        if (saved["obs_dim"] != self.obs_dim or list(saved["hidden"]) != list(pc.hidden) or saved_encoder != pc.encoder
                 or saved_belief != pc.belief_input):
             def what(encoder: str, belief_input: bool) -> str:
                 return f"({encoder}{', belief inputs' if belief_input else ''})"
 
-            raise ValueError(f"{resume_from}: network {saved['obs_dim']}x{saved['hidden']} "
+            raise ValueError(f"{path}: network {saved['obs_dim']}x{saved['hidden']} "
                              f"{what(saved_encoder, saved_belief)} does not match the config's "
-                             f"{obs_dim}x{list(pc.hidden)} {what(pc.encoder, pc.belief_input)}")
-        net.load_state_dict(saved["model"])
-        ts = saved["train_state"]
-        optimizer.load_state_dict(ts["optimizer"])
-        snapshots = {int(k): (n, sd) for k, (n, sd) in ts["snapshots"].items()}
-        league.set_state(ts["league"], lambda k, name: snapshot_policy(snapshots[k][1], name))
-        gen.set_state(ts["torch_generator"])
-        rng.bit_generator.state = ts["numpy_rng"]
-        start_update, global_step = saved["update"] + 1, saved["global_step"]
-        logger.resume_at(saved["update"], saved["global_step"])
+                             f"{self.obs_dim}x{list(pc.hidden)} {what(pc.encoder, pc.belief_input)}")
 
-    latest = run_dir / "checkpoints" / "latest.pt"
-    # snapshots promoted since the last rollout (sent to the shards with the next one)
-    additions: list[tuple[str, dict]] = list(saved["train_state"]["additions"]) if saved else []
-    metrics: dict = {}
-    latest_eval: dict = {}  # shown in the progress bar until the next evaluation
-    collector = open_collector(PPOShard, cfg, net, league, start_update,
-                               saved["train_state"]["collector"] if saved else None)
-    try:
-        if not saved:  # update 0: a run killed before its first checkpoint can still resume
-            save(latest, checkpoint(0))
-        with RunGuard(latest, cfg.log.checkpoint_every, num_updates, start_update - 1, checkpoint, save,
-                      run_dir) as guard:
-            for update in range(start_update, num_updates + 1):
-                t_start = time.perf_counter()
-                if pc.anneal_lr:
-                    optimizer.param_groups[0]["lr"] = pc.lr * (1.0 - (update - 1.0) / num_updates)
+    def collect(self, collector: Any, additions: list, expert_coef: float, global_step: int) -> list[ShardBatch]:
+        if expert_coef > 0:
+            return collector.collect(self.net, additions, label=True)
+        return collector.collect(self.net, additions)
 
-                # --- rollout: the shards of the collector ---------------------------------------------
-                expert_coef = pc.expert_weight(update, num_updates)
-                batches = (collector.collect(net, additions, label=True) if expert_coef > 0
-                           else collector.collect(net, additions))
-                additions = []
-                b_obs = torch.from_numpy(np.concatenate([b.obs for b in batches]))
-                b_mask = torch.from_numpy(np.concatenate([b.mask for b in batches]))
-                b_act = torch.from_numpy(np.concatenate([b.action for b in batches]))
-                b_logp = torch.from_numpy(np.concatenate([b.logp for b in batches]))
-                b_adv = torch.from_numpy(np.concatenate([b.advantage for b in batches]))
-                b_ret = torch.from_numpy(np.concatenate([b.ret for b in batches]))
-                b_val = torch.from_numpy(np.concatenate([b.value for b in batches]))
-                b_crit = (torch.from_numpy(np.concatenate([b.critic_obs for b in batches])) if pc.critic_inputs
-                          else None)
-                b_expert = (torch.from_numpy(np.concatenate([b.expert_action for b in batches])) if expert_coef > 0
-                            else None)
-                n_learner, stats, returns_done = gather_batches(batches)
-                n = b_obs.shape[0]
-                global_step += n_learner
-                t_collect = time.perf_counter() - t_start
+    def update(self, batches: list[ShardBatch], expert_coef: float, global_step: int, gen: torch.Generator,
+               rng: np.random.Generator) -> dict:
+        b = PPOBatch.from_shards(batches, bool(self.config.critic_inputs), expert_coef > 0)
+        return ppo_update(self.net, self.optimizer, self.config, b, gen, self.device, expert_coef)
 
-                # --- PPO update -------------------------------------------------------------------------
-                mb_size = max(1, n // pc.num_minibatches)
-                clipfracs, approx_kl, old_approx_kl = [], torch.tensor(0.0), torch.tensor(0.0)
-                pg_loss = v_loss = entropy_loss = expert_loss = torch.tensor(0.0)
-                agreement = []
-                for _epoch in range(pc.update_epochs):
-                    perm = torch.randperm(n, generator=gen)
-                    for start in range(0, n, mb_size):
-                        mb = perm[start:start + mb_size]
-                        logits, newv = net(b_obs[mb].to(device), None if b_crit is None else b_crit[mb].to(device))
-                        dist = MaskedCategorical(logits, b_mask[mb].to(device))
-                        newlogp = dist.log_prob(b_act[mb].to(device))
-                        entropy = dist.entropy()
-                        logratio = newlogp - b_logp[mb].to(device)
-                        ratio = logratio.exp()
-                        with torch.no_grad():
-                            old_approx_kl = (-logratio).mean()
-                            approx_kl = ((ratio - 1) - logratio).mean()
-                            clipfracs.append(((ratio - 1.0).abs() > pc.clip_coef).float().mean().item())
-                        mb_adv = b_adv[mb].to(device)
-                        if pc.norm_adv and mb_adv.numel() > 1:
-                            mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                        pg_loss = torch.max(-mb_adv * ratio,
-                                            -mb_adv * torch.clamp(ratio, 1 - pc.clip_coef, 1 + pc.clip_coef)).mean()
-                        ret, oldv = b_ret[mb].to(device), b_val[mb].to(device)
-                        if pc.clip_vloss:
-                            v_clipped = oldv + torch.clamp(newv - oldv, -pc.clip_coef, pc.clip_coef)
-                            v_loss = 0.5 * torch.max((newv - ret) ** 2, (v_clipped - ret) ** 2).mean()
-                        else:
-                            v_loss = 0.5 * ((newv - ret) ** 2).mean()
-                        entropy_loss = entropy.mean()
-                        loss = pg_loss - pc.ent_coef * entropy_loss + pc.vf_coef * v_loss
-                        if b_expert is not None:  # imitation: the expert's move in the same position
-                            target = b_expert[mb].to(device)
-                            if pc.expert_fraction < 1.0:  # only the labelled rows (target -1: none)
-                                labelled = target >= 0
-                                target = target[labelled]
-                                log_probs = dist.log_probs[labelled].gather(-1, target.unsqueeze(-1))
-                                expert_loss = -log_probs.mean() if target.numel() else torch.tensor(0.0)
-                                chosen = dist.logits[labelled].argmax(-1)
-                            else:
-                                expert_loss = -dist.log_prob(target).mean()
-                                chosen = dist.logits.argmax(-1)
-                            loss = loss + expert_coef * expert_loss
-                            if target.numel():
-                                with torch.no_grad():
-                                    agreement.append((chosen == target).float().mean().item())
-                        optimizer.zero_grad()
-                        loss.backward()
-                        nn.utils.clip_grad_norm_(net.parameters(), pc.max_grad_norm)
-                        optimizer.step()
-                    if pc.target_kl is not None and approx_kl > pc.target_kl:
-                        break
-                y_pred, y_true = b_val.numpy(), b_ret.numpy()
-                var_y = np.var(y_true)
-                explained_var = float("nan") if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
-                elapsed = time.perf_counter() - t_start
 
-                metrics = {
-                    "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                    "charts/SPS": n_learner / elapsed,
-                    "charts/SPS_collect": n_learner / max(t_collect, 1e-9),
-                    "charts/worker_restarts": collector.restarts,
-                    "losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
-                    "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
-                    "losses/old_approx_kl": old_approx_kl.item(),
-                    "losses/clipfrac": float(np.mean(clipfracs)) if clipfracs else 0.0,
-                    "losses/explained_variance": explained_var,
-                    "charts/league_size": len(league.snapshot_ids),
-                }
-                if b_expert is not None:
-                    metrics.update({"losses/expert_loss": expert_loss.item(), "charts/expert_coef": expert_coef,
-                                    "charts/expert_agreement": float(np.mean(agreement))})
-                if returns_done:
-                    metrics["charts/episodic_return"] = float(np.mean(returns_done))
-                metrics.update(stats.scalars())
-
-                # --- league: gated snapshots, sent to the shards with the next rollout ----------------
-                metrics.update(league_after_update(
-                    league, snapshot, update, cfg, rules, batches, additions,
-                    lambda u: save(run_dir / "checkpoints" / "best.pt", checkpoint(u, train_state=False))))
-
-                ec = cfg.eval
-                if (ec.every and update % ec.every == 0) or update == num_updates:
-                    policy = PPOPolicy(copy.deepcopy(net).cpu(), greedy=ec.greedy, seed=cfg.seed, forbid_taken=forbid,
-                                       belief=belief)
-                    metrics.update(evaluate_vs_bots(policy, ec.bots, rules, ec.pairs, seed=cfg.seed + 100_003))
-                logger.log(update, global_step, metrics)
-                guard.end_update(update)
-                if progress is not None:
-                    progress.update(1)
-                    for k, v in metrics.items():
-                        if k.startswith("eval/win_rate_vs_"):
-                            latest_eval[k.removeprefix("eval/win_rate_vs_")] = f"{v:.2f}"
-                    progress.set_postfix({"SPS": f"{metrics['charts/SPS']:.0f}", **latest_eval})
-                if on_update is not None:
-                    on_update(update, collector)
-                guard.stop_if_requested(update)
-    finally:
-        collector.close()
-    if not (run_dir / "checkpoints" / "best.pt").exists():
-        save(run_dir / "checkpoints" / "best.pt", checkpoint(num_updates, train_state=False))
-    return metrics
+def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
+          on_update: Callable[[int, Any], None] | None = None) -> dict:
+    """Train PPO with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final
+    metrics. The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.rl.collectors`);
+    seeding, the league, checkpoints and ``--resume``, stopping on signals, evaluation and progress
+    are the shared loop's (:func:`agents.rl.loop.train_loop`, which says how ``on_update`` and
+    ``resume_from`` work)."""
+    return train_loop(PPOLearner, cfg, run_dir, logger, resume_from, progress, on_update)

@@ -32,7 +32,7 @@ import numpy as np
 
 from agents.rl.features import augment, input_size
 from agents.rl.league import SELF, Assignment
-from agents.rl.loop import HollywoodStats
+from hollywood_env.actions import KIND_BIG_GIN, KIND_GIN, KIND_KNOCK, KIND_UNDERCUT, KIND_WALL
 
 if TYPE_CHECKING:  # annotations only
     from agents.registry import Policy
@@ -152,3 +152,56 @@ class SelfPlayRollout:
         self.ep_length = np.array(state.get("ep_length", np.zeros(self.B, dtype=np.int64)), dtype=np.int64)
         self.league.set_state(state["league"], make_snapshot)
 
+
+class HollywoodStats:
+    """Accumulates ``hollywood/*`` statistics from the ``info`` of self-play batch steps."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        self.hands = self.walls = self.gins = self.knocks = self.undercuts = self.matches = 0
+        self.knock_deadwood = 0.0
+        self.learner_games = self.learner_matches = 0
+        self.episodes = self.episode_decisions = 0  # episodes against other opponents
+
+    def add(self, info: dict, ended_matches: np.ndarray, learner_games_won: np.ndarray | None = None) -> None:
+        e = info["hand_ended"]
+        if e.any():
+            kind = info["hand_kind"][e]
+            self.hands += int(e.sum())
+            self.walls += int((kind == KIND_WALL).sum())
+            self.gins += int(((kind == KIND_GIN) | (kind == KIND_BIG_GIN)).sum())
+            knocks = (kind == KIND_KNOCK) | (kind == KIND_UNDERCUT)
+            self.knocks += int(knocks.sum())
+            self.undercuts += int((kind == KIND_UNDERCUT).sum())
+            self.knock_deadwood += float(info["knocker_deadwood"][e][knocks].sum())
+        self.matches += int(ended_matches.sum())
+        if learner_games_won is not None and learner_games_won.size:
+            self.learner_games += int(learner_games_won.sum())
+            self.learner_matches += int(learner_games_won.size)
+
+    def add_episodes(self, decisions: np.ndarray) -> None:
+        """Finished episodes against other opponents: the learner's decisions in each."""
+        self.episodes += int(decisions.size)
+        self.episode_decisions += int(decisions.sum())
+
+    def merge(self, other: HollywoodStats) -> HollywoodStats:
+        """Add the counts of ``other`` (another rollout shard's) to these."""
+        for k, v in vars(other).items():
+            setattr(self, k, getattr(self, k) + v)
+        return self
+
+    def scalars(self) -> dict:
+        decided = self.hands - self.walls
+        out = {
+            "hollywood/gin_rate": self.gins / decided if decided else None,
+            "hollywood/undercut_rate": self.undercuts / self.knocks if self.knocks else None,
+            "hollywood/knock_deadwood": self.knock_deadwood / self.knocks if self.knocks else None,
+            "hollywood/wall_rate": self.walls / self.hands if self.hands else None,
+            "hollywood/hands_per_match": self.hands / self.matches if self.matches else None,
+            "hollywood/games_won": self.learner_games / self.learner_matches if self.learner_matches else None,
+            # CleanRL's tag: the learner's decisions per episode, over the episodes of charts/episodic_return
+            "charts/episodic_length": self.episode_decisions / self.episodes if self.episodes else None,
+        }
+        return out
