@@ -4,6 +4,7 @@ anything is trained or written."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,13 +51,40 @@ def _no_traceback(argv):
 
 
 def test_quickstart_trains_then_plays_the_round_robin(tmp_path, capsys):
-    assert main(["quickstart", "--config", CONFIG, "--matches", "2", *TINY, "--log.root", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
+    assert main(["quickstart", "--config", CONFIG, "--matches", "2", *TINY, "--log.root", str(tmp_path),
+                 "--log.progress", "true"]) == 0
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
     (run,) = tmp_path.iterdir()
     assert (run / "checkpoints" / "latest.pt").is_file() and (run / "metrics.jsonl").is_file()
     assert (run / "tournament" / "tournament.md").is_file() and (run / "tournament" / "ratings.csv").is_file()
     assert "2/2 round robin of the trained agent and random, simple, neller, hollywood" in out
-    assert f"run folder: {run}" in out and "tensorboard --logdir" in out
+    assert f"run folder: {run}" in out
+    # the trained agent's result against each bot, from the round robin's table
+    for bot in ("random", "simple", "neller", "hollywood"):
+        assert re.search(rf"the trained agent (won \d+\.\d% \[\d+\.\d%, \d+\.\d%\] of 2 matches against {bot}|"
+                         rf"against {bot}: no match of 2 was decided \(max_steps\))\n", out), out
+    # commands that work however the package was installed: no .venv/bin paths
+    assert f"hollywood evaluate ppo:{run} simple --matches 2000" in out
+    assert f"hollywood play --opponent ppo:{run}" in out
+    assert f"tensorboard --logdir {tmp_path}" in out and ".venv/bin" not in out
+    # the tournament bar counts whole matches (it goes to stderr)
+    shown = re.findall(r"tournament: .*?\| *([0-9.]+)/20 ", err)
+    assert shown and all(n.isdigit() for n in shown), shown
+
+
+def test_quickstart_closing_lines_without_tensorboard(monkeypatch, tmp_path):
+    import importlib.util
+
+    from experiments.training.quickstart import closing_lines
+
+    summary = {"agents": [f"ppo:{tmp_path / 'run'}", "simple"], "pairs_per_pairing": 200,
+               "matrix": {"rate": [[None, 0.6]], "low": [[None, 0.55]], "high": [[None, 0.65]]}}
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "tensorboard" else real(name, *a))
+    text = closing_lines(tmp_path / "run", summary)
+    assert "the trained agent won 60.0% [55.0%, 65.0%] of 400 matches against simple" in text
+    assert f"pip install tensorboard, then tensorboard --logdir {tmp_path}" in text
 
 
 def test_quickstart_bad_input(tmp_path, capsys):

@@ -160,10 +160,14 @@ def format_tournament(s: dict) -> str:
         e = p["metrics"]["points_per_hand"]
         if e["value"] is not None:
             i, j = agents.index(p["agent_a"]), agents.index(p["agent_b"])
-            points[i, j], points[j, i] = (e["value"], e["low"], e["high"]), (-e["value"], -e["high"], -e["low"])
+            if e["low"] is None or e["high"] is None:  # too few pairs for an interval
+                points[i, j], points[j, i] = (e["value"],), (-e["value"],)
+            else:
+                points[i, j], points[j, i] = (e["value"], e["low"], e["high"]), (-e["value"], -e["high"], -e["low"])
     lines += ["", "net points per decided hand of the row agent, 95% pair-bootstrap interval", ""]
-    lines += _matrix_table(agents, lambda i, j: "{:+.1f} [{:+.1f}, {:+.1f}]".format(*points[i, j])
-                           if (i, j) in points else "—")
+    lines += _matrix_table(agents, lambda i, j: "—" if (i, j) not in points else
+                           "{:+.1f} [{:+.1f}, {:+.1f}]".format(*points[i, j]) if len(points[i, j]) == 3 else
+                           "{:+.1f}".format(*points[i, j]))
     lines += ["", "| rank | agent | Elo | 95% CI | score | results |", "|---|---|---|---|---|---|"]
     for row in s["ratings"]:
         lines.append(f"| {row['rank']} | {row['agent']} | {row['elo']:+.0f} | [{row['elo_low']:+.0f}, {row['elo_high']:+.0f}] "
