@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	# CPU build of torch from local disk first; the pyproject range (torch>=2.2) then installs nothing more.
 	$(BIN)/pip install -q torch==2.13.0 || $(BIN)/pip install -q "torch>=2.2"
 	$(BIN)/pip install -q -e ".[dev,fast,plot,play,play-test,sb3,docs]"
+	# compile the engine's kernels once (numba caches them on disk): the first quickstart need not
+	$(BIN)/hollywood evaluate marjj simple --matches 2 --quiet > /dev/null
 	touch $(STAMP)
 
 setup: $(STAMP)
