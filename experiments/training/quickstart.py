@@ -1,5 +1,6 @@
-"""The main job of the README: a short PPO training run, then a tournament of the trained agent
-against the bots, with the table printed and the TensorBoard command to look at the run.
+"""The main job of the README: a short PPO training run, then a round robin of the trained agent
+and the bots, with the table printed, the trained agent's result against each bot, and the
+commands to go on with (more matches, playing it in the browser, the training curves).
 
     hollywood quickstart [--config configs/ppo_quick.yaml] [--matches 400] [overrides...]
 """
