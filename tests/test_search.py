@@ -421,3 +421,24 @@ def test_cli_evaluate_takes_search_specs():
                           "2"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert "unknown search option 'wrlds'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_on_eaai_the_search_values_hands_by_game_equity_and_sees_no_hidden_card(reshuffle_hidden):
+    from agents.search.game_equity import GameEquity
+    from agents.search.search import GAME_DEFAULTS
+
+    agent = make_agent("search", "eaai")
+    assert isinstance(agent.equity, GameEquity) and default_config("eaai") == replace(SearchConfig(), **GAME_DEFAULTS)
+    assert (agent.config.value, agent.config.base, agent.config.worlds) == ("equity", "marjj", GAME_DEFAULTS["worlds"])
+    assert "patient" in agent.config.rollout.split("+")  # a gin-hunter among the opponent models
+    assert default_config("gin-rummy-simple") == replace(SearchConfig(), **ONE_COLUMN_DEFAULTS)  # single hands
+    with pytest.raises(ValueError, match="no game or box bonus"):
+        SearchAgent("gin-rummy", seed=0, value="equity", worlds=2)
+    state = _positions(n=32, seed=5, preset="eaai")
+    live = np.flatnonzero(~state.done)
+    other = reshuffle_hidden(state, live, np.random.default_rng(1))
+    assert not np.array_equal(other.hands, state.hands[live])
+    a = SearchAgent("eaai", seed=4, worlds=4)(encode(state, games=live), state.legal_action_mask[live])
+    b = SearchAgent("eaai", seed=4, worlds=4)(encode(other), other.legal_action_mask)
+    np.testing.assert_array_equal(a, b)
+    assert state.legal_action_mask[live][np.arange(live.size), a].all()

@@ -99,7 +99,11 @@ One-column rules (plain Gin Rummy, and its single hands) have defaults of their 
 trained to win hands, and the search values what its base plays for, hands won (``value=win``, so
 ``prior`` is in hands and is 0). A value of +-1 is noisier than hand points for the gate to see
 through, so the gate is stricter (2 standard errors) and the worlds 4 times as many (256);
-``simple`` alone plays the opponent's seat, which halves the cost of so many worlds. Any knob given
+``simple`` alone plays the opponent's seat, which halves the cost of so many worlds. The ``eaai``
+preset is played as games to 100 and has defaults of its own (:data:`GAME_DEFAULTS`): each hand
+is valued by the change of the chance of winning the game (``value=equity``,
+:mod:`agents.search.game_equity`), knocks are searched as well as discards, the opponent models
+are ``simple`` and the gin-hunting ``patient``, pooled, and the base is ``marjj``. Any knob given
 explicitly overrides them.
 
 Candidate moves: in the draw phase both choices; in the discard phase big gin or gin when legal
@@ -188,9 +192,6 @@ _POLICY_PREFIXES = ("ppo:", "dqn:")
 #: read another number of columns), the last a bot, which always does
 AUTO_BASE = "auto"
 AUTO_BASES = ("ppo-hollywood-v1", "ppo-gin-rummy-simple", "marjj")
-#: ``base=auto`` on games to the target (``value=equity`` there): the agent trained for them, else
-#: the gin-hunter ``marjj`` (the single-hand PPO knocks early and is undercut)
-GAME_AUTO_BASES = ("ppo-gin-rummy", "marjj")
 
 
 def _shipped_models() -> list[str]:
@@ -292,8 +293,12 @@ ONE_COLUMN_DEFAULTS = {"worlds": 256, "rollout": "simple", "prior": 0.0, "confid
 #: the defaults of games to the target with no bonus (the ``eaai`` preset), where the game-win
 #: equity is modelled (:mod:`agents.search.game_equity`): moves are valued by the change of the
 #: chance of winning the game, in percentage points, against an opponent who knocks early
-#: (``simple``) and one who waits for gin (``patient``), pooled
-GAME_DEFAULTS = {"worlds": 64, "rollout": "simple+patient", "prior": 0.0, "confidence": 1.5, "value": "equity"}
+#: (``simple``) and one who waits for gin (``patient``), pooled. Knocks are searched as well as
+#: discards: against a gin-hunter an early knock risks an undercut (25 points and the difference).
+#: The base is the gin-hunter ``marjj``; 32 worlds keep 200 games against ``marjj`` within about
+#: 30 minutes on one core (docs/agents.md, "Game equity")
+GAME_DEFAULTS = {"worlds": 32, "rollout": "simple+patient", "prior": 0.0, "confidence": 1.5, "value": "equity",
+                 "moves": "knocks", "base": "marjj"}
 
 
 def default_config(rules: Rules | str | None = None) -> SearchConfig:
@@ -302,7 +307,10 @@ def default_config(rules: Rules | str | None = None) -> SearchConfig:
     rules = resolve_rules(rules)
     if rules.columns > 1:
         return SearchConfig()
-    return replace(SearchConfig(), **(GAME_DEFAULTS if default_game_equity(rules) is not None else ONE_COLUMN_DEFAULTS))
+    # the eaai preset is played as games to 100; the other one-column presets keep the defaults
+    # measured on their single hands
+    game = rules.preset_name == "eaai" and default_game_equity(rules) is not None
+    return replace(SearchConfig(), **(GAME_DEFAULTS if game else ONE_COLUMN_DEFAULTS))
 
 
 def parse_search_spec(arg: str) -> dict:
@@ -411,14 +419,13 @@ class SearchAgent:
 
     def _auto_base(self):
         """``(policy, name)`` of ``base=auto``: the first of :data:`AUTO_BASES` that loads for
-        the rules (:data:`GAME_AUTO_BASES` on games to the target with no bonus)."""
-        bases = GAME_AUTO_BASES if isinstance(self.equity, GameEquity) else AUTO_BASES
-        for name in bases[:-1]:
+        the rules."""
+        for name in AUTO_BASES[:-1]:
             try:
                 return self._make_policy("base", name), name
             except ValueError:  # the file is missing, or it reads another observation size
                 continue
-        return self._make_policy("base", bases[-1]), bases[-1]
+        return self._make_policy("base", AUTO_BASES[-1]), AUTO_BASES[-1]
 
     def _make_policy(self, knob: str, spec: str):
         """The policy of a ``rollout`` or ``base`` knob: a bot on the agent's generator, or a
