@@ -111,7 +111,8 @@ def summarize_tournament(t: TournamentResult, reward: str = "hollywood", n_boot:
     out = {
         "agents": t.agents, "rules": t.rules.preset_name or "custom", "rules_options": t.rules.to_dict(),
         "reward": reward, "seed": t.seed, "pairs_per_pairing": t.n_pairs, "per_hand": t.per_hand,
-        "unit": "hand" if t.per_hand else "game" if t.rules.columns == 1 else "match", "matrix_metric": key, "seconds": round(t.seconds, 3),
+        "unit": "hand" if t.per_hand else "game" if t.rules.columns == 1 else "match", "matrix_metric": key,
+        "seconds": round(t.seconds, 3),
         "decisions": int(sum(r.decisions for r in t.pairings.values())),
         "matrix": {"rate": _nan_list(rate), "low": _nan_list(low), "high": _nan_list(high)},
         "ratings": ratings.to_rows(),
