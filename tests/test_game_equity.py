@@ -6,8 +6,14 @@ import json
 import numpy as np
 import pytest
 
-from agents.search.game_equity import (GAME_EQUITY_FILE, GameEquity, StarterOutcomes, default_game_equity,
-                                       equity_table, monte_carlo_game_equity)
+from agents.search.game_equity import (
+    GAME_EQUITY_FILE,
+    GameEquity,
+    StarterOutcomes,
+    default_game_equity,
+    equity_table,
+    monte_carlo_game_equity,
+)
 from hollywood_env import core
 
 # a lopsided model: the starter wins 60% of scored hands, small knocks and big gins

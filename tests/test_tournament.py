@@ -238,7 +238,7 @@ def test_one_column_rules_headline_games_to_the_target_and_split_the_hands():
     assert first_row.startswith("| games won (to 100) |") and "12 games to 100" in text
     assert "match win rate" not in text
     # every decided hand a player won is a knock won, a gin or an undercut
-    for side, other in (("a", "b"), ("b", "a")):
+    for side in ("a", "b"):
         won = (m[f"{side}_knock_win_rate"]["value"] + m[f"{side}_gin_rate"]["value"]
                + m[f"{side}_undercut_rate"]["value"])
         hands = r.a_hands.sum() if side == "a" else r.b_hands.sum()

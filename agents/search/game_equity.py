@@ -49,7 +49,6 @@ import numpy as np
 from agents.paths import MODELS_DIR
 from hollywood_env import core
 from hollywood_env.rules import Rules, resolve_rules
-from hollywood_env.sampling import as_generator
 
 GAME_EQUITY_FORMAT = "hollywood-game-equity"
 GAME_EQUITY_VERSION = 1
