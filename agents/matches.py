@@ -7,6 +7,10 @@ game ``i + n_pairs``, so every deal is played twice with the seats swapped and t
 cards cancels. Each step, the rows where A is to move go to A (one call), the others to B.
 A ``max_steps`` cap (decisions per match) ends runaway matches; they count as *truncated*.
 
+An agent that fails mid-match raises its error; an error that asks for the results so far (a
+``match_interrupted`` method, as ``proc:`` agents' :class:`~agents.interop.proc_agent.ProcAgentError`)
+is first given them as its ``partial_result``: the games with ``terminated | truncated`` finished.
+
 With ``per_hand=True`` each game stops after its first hand (a wall included), so a pair is one
 deal played twice.
 
@@ -148,11 +152,26 @@ def play_pairing(agent_a: str | Policy, agent_b: str | Policy, rules: Rules | st
     pb = make_agent(agent_b, rules, seed=rng_b)
     parts = []
     for s in range(0, n_pairs, batch_pairs):
-        parts.append(_play_batch(pa, pb, rules, slot_seeds[s: s + batch_pairs], max_steps, per_hand, progress,
-                                 (str(name_a), str(name_b))))
+        try:
+            parts.append(_play_batch(pa, pb, rules, slot_seeds[s: s + batch_pairs], max_steps, per_hand, progress,
+                                     (str(name_a), str(name_b))))
+        except Exception as exc:
+            _interrupted(exc, parts, (str(name_a), str(name_b)), seed)
+            raise
     out = PairingResult.concat(parts)
     out.agent_a, out.agent_b, out.seed = str(name_a), str(name_b), seed
     return out
+
+
+def _interrupted(exc: BaseException, parts: list[PairingResult], names: tuple[str, str], seed) -> None:
+    """An agent failed: an error that asks for them (a ``match_interrupted(partial)`` method and a
+    ``partial_result`` attribute, as :class:`agents.interop.proc_agent.ProcAgentError`) is given
+    the results so far, the earlier batches included; other errors pass unchanged."""
+    hook, batch = getattr(exc, "match_interrupted", None), getattr(exc, "partial_result", None)
+    if callable(hook) and isinstance(batch, PairingResult):
+        out = PairingResult.concat([*parts, batch])
+        out.agent_a, out.agent_b, out.seed = names[0], names[1], seed
+        hook(out)
 
 
 def act(policy: Policy, name: str, state: core.State, rows: np.ndarray) -> np.ndarray:
@@ -209,16 +228,21 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
     actions = np.zeros(b, dtype=np.int64)
     decisions = a_dec = b_dec = 0
     done_before, last_report = 0.0, t0
+    failure = None
     while True:
         idx = np.flatnonzero(~(state.terminated | state.truncated | stopped))
         if idx.size == 0:
             break
         on_a = state.current_player[idx] == a_seat[idx]
         ia, ib = idx[on_a], idx[~on_a]
-        if ia.size:
-            actions[ia] = act(pa, names[0], state, ia)
-        if ib.size:
-            actions[ib] = act(pb, names[1], state, ib)
+        try:
+            if ia.size:
+                actions[ia] = act(pa, names[0], state, ia)
+            if ib.size:
+                actions[ib] = act(pb, names[1], state, ib)
+        except Exception as exc:  # kept to attach the results so far (see _interrupted)
+            failure = exc
+            break
         decisions += idx.size
         a_dec += ia.size
         b_dec += ib.size
@@ -255,7 +279,7 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
             if done_now > done_before:
                 progress.update(done_now - done_before)
                 done_before = done_now
-    if progress is not None and b > done_before:
+    if progress is not None and b > done_before and failure is None:
         progress.update(b - done_before)
     totals = state.sheet.totals().sum(axis=2)  # (b, 2)
     gw = state.sheet.game_winner
@@ -268,7 +292,7 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
         match_winner = np.full(b, -1, dtype=np.int64)
     else:
         match_winner = np.where(mw == 2, 2, np.where(mw < 0, -1, np.where(mw == a_idx, 0, 1)))
-    return PairingResult(
+    result = PairingResult(
         agent_a="A", agent_b="B", rules=rules, n_pairs=n, per_hand=per_hand, seed=None, max_steps=state.max_steps,
         a_seat=a_seat, slot_seed=state.slot_seed.copy(), terminated=terminated, truncated=truncated,
         match_winner=match_winner, hands=hands, walls=walls, a_hands=ah, b_hands=bh, a_points=ap, b_points=bp,
@@ -278,3 +302,9 @@ def _play_batch(pa, pb, rules, seeds, max_steps, per_hand, progress, names=("A",
         first_hand_b=first_hand_b,
         decisions=decisions, a_decisions=a_dec, b_decisions=b_dec, seconds=time.perf_counter() - t0,
     )
+    if failure is not None:
+        if callable(getattr(failure, "match_interrupted", None)):
+            result.agent_a, result.agent_b = names
+            failure.match_interrupted(result)
+        raise failure
+    return result

@@ -14,10 +14,17 @@ spec                          agent
                               (``hollywood rllib-export``; :mod:`agents.interop.rllib_support`)
 ``search``                    determinized Monte Carlo search (:mod:`agents.search.search`);
 ``search:KEY=VALUE,...``      knobs, e.g. ``search:worlds=64,rollout=hollywood``
+``proc:COMMAND``              a program in any language, spoken to in JSON lines on its stdin and
+                              stdout (:mod:`agents.interop.proc_agent`, docs/evaluation.md)
 ``module:function``           a callable from an importable module (or ``path/to/file.py:name``)
 ============================  ==================================================================
 
 Every agent is a *policy*: ``policy(obs (n, D) float32, mask (n, 108) bool) -> actions (n,) int``.
+
+A policy that sets ``reads_history = True`` also gets ``history=`` (the encoded public history
+of the hand), one that sets ``reads_context = True`` gets ``context=`` (a :class:`PolicyContext`:
+the games' indices, the seats to act, the deal numbers and the public event log), from
+:func:`call_policy`, which every match runner uses. Neither holds anything hidden from the seat.
 
 Seeding: every agent made from a spec has a ``seed(seed)`` method, which the environments call
 on each seeded reset so that the same seed plays the same matches. The bots define it; a policy
@@ -52,6 +59,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -62,7 +70,7 @@ from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import SeedLike, as_generator, int_seed
 
 __all__ = [
-    "AgentSpecError", "Policy", "make_agent", "register", "register_prefix", "registered_names",
+    "AgentSpecError", "Policy", "PolicyContext", "call_policy", "make_agent", "register", "register_prefix", "registered_names",
     "registered_prefixes", "available_agents", "describe_agents", "checkpoint_loader", "BOT_CLASSES", "make_bot",
 ]
 
@@ -80,15 +88,44 @@ class Policy(Protocol):
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
 
+@dataclass(frozen=True)
+class PolicyContext:
+    """Public facts about the rows of a policy call, for policies that set ``reads_context``:
+    ``games (n,)`` the rows' game indices in the batch being played, ``seats (n,)`` the seats to
+    act, ``hand_number (n,)`` deals so far in each match, ``log (n, L) int16`` and ``log_size
+    (n,)`` the public event log of the hand (:mod:`hollywood_env.history`). All copied from
+    ``State`` fields marked public (``core.State``): nothing hidden from the seat."""
+
+    games: np.ndarray
+    seats: np.ndarray
+    hand_number: np.ndarray
+    log: np.ndarray
+    log_size: np.ndarray
+
+
+def policy_context(state: Any, games: Any = None, viewer: np.ndarray | int | None = None) -> PolicyContext:
+    """The :class:`PolicyContext` of the games ``games`` (default all) of ``state`` seen by ``viewer``
+    (default: the player to act)."""
+    g = np.arange(state.batch_size) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+    seats = state.current_player[g].astype(np.int64) if viewer is None else \
+        np.broadcast_to(np.asarray(viewer, dtype=np.int64), g.shape).copy()
+    return PolicyContext(games=g.copy(), seats=seats, hand_number=state.hand_number[g].copy(),
+                         log=state.log[g].copy(), log_size=state.log_size[g].astype(np.int64))
+
+
 def call_policy(policy: Policy, obs: np.ndarray, masks: np.ndarray, state: Any, games: np.ndarray | None = None,
                 viewer: np.ndarray | int | None = None) -> np.ndarray:
     """``policy(obs, masks)``, with ``history=`` the public history of the games ``games`` of
-    ``state`` seen by ``viewer`` (default: the player to act) when the policy reads it."""
+    ``state`` seen by ``viewer`` (default: the player to act) when the policy reads it, and
+    ``context=`` their :class:`PolicyContext` when it reads that."""
+    kwargs = {}
     if getattr(policy, "reads_history", False):
         from hollywood_env.history import encode_history
 
-        return np.asarray(policy(obs, masks, history=encode_history(state, viewer=viewer, games=games)))
-    return np.asarray(policy(obs, masks))
+        kwargs["history"] = encode_history(state, viewer=viewer, games=games)
+    if getattr(policy, "reads_context", False):
+        kwargs["context"] = policy_context(state, games, viewer)
+    return np.asarray(policy(obs, masks, **kwargs))
 
 
 #: name -> (factory(rules=, seed=) or "module:attr", description)
@@ -347,6 +384,9 @@ register("search", "agents.search.search:search_agent_from_spec",
          "determinized Monte Carlo search on the engine (knobs: search:worlds=64,...)")
 register_prefix("search", "agents.search.search:search_agent_from_spec",
                 "the search agent with knobs, e.g. search:worlds=64,rollout=hollywood", arg="KEY=VALUE,...")
+register_prefix("proc", "agents.interop.proc_agent:proc_agent_from_spec",
+                "a program in any language, over JSON lines on stdin/stdout (options first: timeout=SECONDS)",
+                arg="COMMAND")
 # --- shipped models ----------------------------------------------------------------------------
 
 from agents.paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped models' folder)
