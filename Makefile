@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 test: $(STAMP)
-	@$(BIN)/python tests/browser_check.py || true
+	@$(BIN)/python tests/cli/browser_check.py || true
 	$(BIN)/python -m pytest -q -n 2 -m "not slow and not ray and not integrations"
 
 test-slow: $(STAMP)

@@ -102,7 +102,7 @@ class State:
     from both players (:data:`HIDDEN_FIELDS`): the order of the deck (so of the stock) and the
     seeds it is dealt from; hidden from the opponent: each player's hand, ``hands[:, p]``
     (:data:`OWN_ROW_FIELDS`). The observation encoders (:mod:`hollywood_env.observation`) and
-    ``render`` for a player read neither (tests/test_hidden_information.py checks it). The
+    ``render`` for a player read neither (tests/engine/test_hidden_information.py checks it). The
     scoresheet (``sheet``, a :class:`hollywood_env.scoring.BatchScoresheet`) is public.
     """
 
@@ -212,7 +212,7 @@ class State:
 #: the State fields a player may not read: those neither player may see (``seen_by`` HIDDEN: the
 #: deck's order and the seeds it is dealt from) and the hands (``seen_by`` OWN_ROW), of which
 #: player ``p`` may read its own row ``[:, p]`` only (:data:`OWN_ROW_FIELDS`). No observation
-#: encoder and no rendering for a player reads the rest (tests/test_hidden_information.py)
+#: encoder and no rendering for a player reads the rest (tests/engine/test_hidden_information.py)
 HIDDEN_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State)
                                        if f.metadata["seen_by"] in (HIDDEN, OWN_ROW))
 OWN_ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(State) if f.metadata["seen_by"] == OWN_ROW)
@@ -679,7 +679,7 @@ def _flat(a: np.ndarray) -> np.ndarray:
 # or, without numba, here on Python scalars. The moves that end a hand (knocks, big gins, walls)
 # go through the batched helpers of the settlement, the wall and the deal, called directly
 # (_end_hand_one); illegal actions and finished games go through step() above.
-# tests/test_core_single.py checks, step by step over random matches of every preset, that each
+# tests/engine/test_core_single.py checks, step by step over random matches of every preset, that each
 # of these gives the batched path's state.
 
 

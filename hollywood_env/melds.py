@@ -371,7 +371,7 @@ def layoff_masks(defender: np.ndarray, knocker_set_mask: np.ndarray,
 # overhead dominates, and the single-game engine path (core.step with B = 1, the AEC env) runs
 # on these; so do the batched functions below their SMALL_BATCH sizes (the knocks of a step, its
 # settlements, a few hands at a time, whatever B). Tested against the batched functions above on
-# random and meld-rich hands (tests/test_core_single.py, tests/test_perf_paths.py).
+# random and meld-rich hands (tests/engine/test_core_single.py, tests/engine/test_perf_paths.py).
 
 _SUIT_VALUE_L = SUIT_VALUE.tolist()
 _RUN_BITS_L = RUN_BITS.tolist()

@@ -9,7 +9,7 @@ is written out field by field instead, and rebuilt from a whitelist of known fie
 * :meth:`hollywood_env.selfplay.SelfPlayBatch.get_state` builds on these.
 
 The dicts hold only ``np.ndarray``, ``int``, ``str``, ``bool``, ``None`` and dicts of them.
-Round trips are exact (tests/test_resume.py): a restored State steps on to the same games.
+Round trips are exact (tests/training/test_resume.py): a restored State steps on to the same games.
 """
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ def match_return(mode: str, hand_points: np.ndarray, totals: np.ndarray, games_w
     ``hand_points (n, 2)`` points of the hands each seat won, ``totals (n, 2)`` the final
     scoresheet totals (columns plus bonuses), ``games_won (n, 2)``, ``match_winner (n,)`` (0, 1,
     2 for a drawn match, -1 unfinished) and, for ``hands`` mode only, ``hands_won (n, 2)``. Evaluation reports returns with it
-    (``hollywood evaluate --reward``); tests/test_rewards.py checks it against the summed step
+    (``hollywood evaluate --reward``); tests/envs/test_rewards.py checks it against the summed step
     rewards of whole matches in every mode, so a new mode is added here and in
     :func:`shaped_rewards` together."""
     if mode not in MODES:

@@ -1,5 +1,6 @@
-"""Plain helpers shared by several test modules (fixtures stay in conftest.py). pytest puts
-``tests/`` on ``sys.path`` (rootdir-relative ``prepend`` import mode, no ``tests/__init__.py``), so a
+"""Plain helpers shared by the test modules of every folder below ``tests/`` (fixtures stay in
+``tests/conftest.py``). pytest puts ``tests/`` on ``sys.path`` (``pythonpath = ["tests"]`` in
+pyproject.toml's ``[tool.pytest.ini_options]``; no ``__init__.py`` anywhere under ``tests/``), so a
 test module imports them as ``from helpers import ...``."""
 
 import numpy as np

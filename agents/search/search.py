@@ -125,7 +125,7 @@ defaults were chosen".
 What the agent sees: only ``(observations, masks)``, like every agent, and the public history of
 the hand (``history=``, given by the match runner because the agent says ``reads_history``):
 worlds are built by :meth:`hollywood_env.determinize.InfoSet.from_observation`, so the search
-cannot use the opponent's hand or the stock order (tests/test_search.py and tests/test_belief.py
+cannot use the opponent's hand or the stock order (tests/agents/test_search.py and tests/agents/test_belief.py
 shuffle them and check the moves). Without a history the learned belief reads the observation
 alone.
 

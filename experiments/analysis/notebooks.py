@@ -11,7 +11,7 @@ name, the functions they call, which live in the modules that do each job:
   without inputs.
 
 The notebooks only choose inputs and display; everything they do is tested outside them
-(``tests/test_notebooks.py``). Code other than a notebook imports from those modules directly.
+(``tests/repo/test_notebooks.py``). Code other than a notebook imports from those modules directly.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from experiments.analysis.run_reader import (
     runs_markdown,
 )
 
-# what notebooks/*.ipynb use (tests/test_notebooks.py checks that they find it here), and
+# what notebooks/*.ipynb use (tests/repo/test_notebooks.py checks that they find it here), and
 # aggregate, which the analysis notebook's text names; available_tags for
 # experiments.release.publish
 __all__ = [

@@ -16,7 +16,7 @@ change of behaviour (dealing, legality, settlement, scoring, observations, rewar
 failure naming the first differing line, step and field, and, after a deliberate change, as a
 reviewable diff of the golden files::
 
-    python tests/test_golden.py --update     # rewrite tests/golden/*.jsonl, then review git diff
+    python tests/engine/test_golden.py --update     # rewrite tests/golden/*.jsonl, then review git diff
 
 The actions depend only on the legal actions and a ``numpy`` Generator created here (no bot, no
 sampler of the package), so that changes to the bots do not churn the golden files; the policy
@@ -55,8 +55,8 @@ from hollywood_env.actions import (
 from hollywood_env.observation import observation_size
 from hollywood_env.rules import PRESETS, Rules
 
-GOLDEN_DIR = pathlib.Path(__file__).resolve().parent / "golden"
-UPDATE_COMMAND = "python tests/test_golden.py --update"
+GOLDEN_DIR = pathlib.Path(__file__).resolve().parents[1] / "golden"  # tests/golden/
+UPDATE_COMMAND = "python tests/engine/test_golden.py --update"
 FORMAT_VERSION = 1
 REWARD = "hollywood"
 
@@ -148,12 +148,12 @@ def _header(kind: str, preset: str, seed: int, api: str, recorded: str) -> list[
     rules = Rules.preset(preset)
     return [
         f"# Golden trace ({kind}) of preset {preset!r}, seed {seed}: format {FORMAT_VERSION}, "
-        "written by tests/test_golden.py.",
+        "written by tests/engine/test_golden.py.",
         f"# Regenerate after a deliberate change with `{UPDATE_COMMAND}` and review the diff.",
         f"# api: {api}",
         f"# rules: {json.dumps(rules.to_dict(), sort_keys=True)}",
         f"# reward: {REWARD!r}; observation size {observation_size(rules)} float32",
-        f"# policy: tests/test_golden.py choose() with np.random.default_rng({seed}), knock probability "
+        f"# policy: tests/engine/test_golden.py choose() with np.random.default_rng({seed}), knock probability "
         f"{KNOCK_PROBABILITY}, take probability {TAKE_PROBABILITY}",
         f"# recorded: {recorded}",
         "# format: lines starting with '#' are this header; then one JSON object per line, keys in this order:",

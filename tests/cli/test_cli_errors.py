@@ -22,7 +22,7 @@ import yaml
 
 from experiments import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: overrides that make a training run take a few seconds (no evaluation, short matches)
 QUICK = ["--total_steps", "512", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[16]",

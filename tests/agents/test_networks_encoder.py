@@ -24,7 +24,7 @@ from hollywood_env.cards import parse_cards
 from hollywood_env.observation import encode, observation_size
 from hollywood_env.rules import resolve_rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = resolve_rules("hollywood")
 OBS = observation_size(RULES)
 DIM = OBS + NUM_FEATURES

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 120
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

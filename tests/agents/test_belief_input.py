@@ -8,7 +8,7 @@
   rebuilds it; a missing belief model is a clear error.
 * A tiny run trains with finite losses, its league snapshots and its evaluation read the belief,
   and the process collector gives the same run as the local one. Exact resume is in
-  ``tests/test_resume.py`` (``ppo-belief``).
+  ``tests/training/test_resume.py`` (``ppo-belief``).
 """
 
 from pathlib import Path
@@ -35,7 +35,7 @@ from hollywood_env.determinize import InfoSet
 from hollywood_env.observation import encode, observation_size
 from hollywood_env.rules import resolve_rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = resolve_rules("hollywood")
 OBS = observation_size(RULES)
 

@@ -31,7 +31,7 @@ from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
 from experiments.training.train import compare_metrics, run_training
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = {
     "ppo": ["--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]", "--ppo.num_minibatches", "2",
             "--ppo.update_epochs", "2"],

@@ -13,7 +13,7 @@ import pytest
 from experiments.analysis import run_reader
 from experiments.evaluation import stats
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # t_{(1 + level) / 2, df} from the published tables (4 decimals)
 TABLE = [

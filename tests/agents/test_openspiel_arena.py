@@ -16,7 +16,7 @@ from hollywood_env.observation import PHASE, observation_size  # noqa: E402
 
 
 def _load():
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "openspiel_arena.py"
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_arena.py"
     spec = importlib.util.spec_from_file_location("openspiel_arena", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # its dataclasses look their module up

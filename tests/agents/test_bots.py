@@ -290,7 +290,7 @@ def test_simple_agrees_with_openspiel_simple_bot():
     import importlib.util
     import pathlib
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "openspiel_agreement.py"
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_agreement.py"
     spec = importlib.util.spec_from_file_location("openspiel_agreement", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -386,7 +386,7 @@ def test_hollywood_beats_simple_over_2000_matches():
 def test_registry_builds_bots_by_name():
     from agents.bots.marjj import MarjjBot
 
-    for name, cls in {**BOTS, "marjj": MarjjBot}.items():  # marjj's own tests: tests/test_marjj.py
+    for name, cls in {**BOTS, "marjj": MarjjBot}.items():  # marjj's own tests: tests/agents/test_marjj.py
         bot = make_agent(name, "gin-rummy", seed=0)
         assert isinstance(bot, cls) and bot.rules == Rules.preset("gin-rummy")
     f = lambda obs, mask: mask.argmax(axis=1)  # noqa: E731

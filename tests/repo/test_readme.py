@@ -1,12 +1,12 @@
 """The README is the front door: what the project is, how to install it (make and pip), the two
 commands, three short examples, one table of the shipped agents, room for the EAAI game's table, a
 map of the repository and links into the docs; at most 150 lines. Its code blocks run in
-tests/test_doc_blocks.py; its agents table is checked against docs/results.md in tests/test_docs.py."""
+tests/repo/test_doc_blocks.py; its agents table is checked against docs/results.md in tests/repo/test_docs.py."""
 
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

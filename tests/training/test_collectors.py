@@ -79,7 +79,7 @@ def test_two_local_shards_run_and_reproduce(tmp_path):
 
 def test_a_signal_after_an_update_leaves_that_update_resumable(tmp_path):
     """SIGINT during update 2 (checkpoints every 10): the run finishes update 2, writes latest.pt
-    with it and stops; --resume logs updates 3 and 4 (tests/test_resume.py: exactness)."""
+    with it and stops; --resume logs updates 3 and 4 (tests/training/test_resume.py: exactness)."""
     import os
     import signal
 
@@ -290,7 +290,7 @@ def _exited(pid: int) -> bool:
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_worker_processes_exit_when_the_learner_dies():
     """A learner killed with SIGKILL runs no cleanup: its workers see their pipe close and exit."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     script = ("import os, signal\n"
               "from agents.rl.collectors import ProcessCollector\n"
               "from agents.rl.ppo import PPOShard\n"

@@ -17,7 +17,7 @@ clicks the page like a person and reads the server's view through the API to che
   refreshes ``docs/play/phone.png``).
 
 Skipped, with the reason, where Playwright, the play extra or a Chromium is missing
-(``tests/browser_check.py``; ``make test`` prints which). Bounded: every wait times out after
+(``tests/cli/browser_check.py``; ``make test`` prints which). Bounded: every wait times out after
 15 s and the hand after 80 of the person's moves.
 """
 
@@ -207,7 +207,7 @@ def test_a_hand_played_by_clicking(live_server, tmp_path):
 
 
 PHONE_W, PHONE_H = 390, 844
-DOCS_PHONE_SHOT = Path(__file__).resolve().parents[1] / "docs" / "play" / "phone.png"
+DOCS_PHONE_SHOT = Path(__file__).resolve().parents[2] / "docs" / "play" / "phone.png"
 
 
 def test_a_hand_played_by_tapping_on_a_phone(live_server, tmp_path):

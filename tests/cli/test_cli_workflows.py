@@ -13,7 +13,7 @@ import pytest
 
 from experiments.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "configs" / "ppo_tiny.yaml")
 #: overrides for a training run of a few seconds and short matches in its tournaments
 TINY = ["--total_steps", "1024", "--ppo.num_games", "16", "--eval.bots", "", "--league.snapshot_every", "0",
@@ -149,7 +149,7 @@ def test_sb3_train_bad_input(tmp_path, capsys):
 
 
 # --- rllib-export ------------------------------------------------------------------------------
-# (the export of a trained RLlib checkpoint runs in tests/test_rllib.py, with the ray marker)
+# (the export of a trained RLlib checkpoint runs in tests/training/test_rllib.py, with the ray marker)
 
 
 def test_rllib_export_bad_input(tmp_path, capsys):

@@ -3,7 +3,7 @@
 * The engine's log equals a slow reference that reads each decision from the state before it
   (who moved, what was on top of the pile, which action) over many random matches of every
   preset, on the batched path; the one-game path is checked field by field against the batched
-  one in tests/test_core_single.py.
+  one in tests/engine/test_core_single.py.
 * The log never holds a hidden card: a stock draw records the declined top of the pile.
 * The encoding's planes say what the module docstring says, from either seat.
 """

@@ -130,7 +130,7 @@ def test_privileged_critic_never_reaches_the_policy():
 
 
 def test_privileged_critic_run_trains_and_ships_a_public_policy(tmp_path):
-    """(Its exact resume: tests/test_resume.py, ppo-privileged.)"""
+    """(Its exact resume: tests/training/test_resume.py, ppo-privileged.)"""
     cfg = tiny_config(tmp_path, "--ppo.privileged_critic", "true")
     run, metrics = run_training(cfg)
     assert np.isfinite(metrics["losses/value_loss"])

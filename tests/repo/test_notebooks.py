@@ -54,7 +54,7 @@ from experiments.analysis.run_reader import (
 from hollywood_env.cards import CARD_VALUES
 from hollywood_env.scoresheet import Scoresheet
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_TIMEOUT = 120  # seconds per cell
 

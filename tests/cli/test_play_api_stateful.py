@@ -54,7 +54,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-# the play app, imported as tests/test_play_api.py does (the one place to change if it moves)
+# the play app, imported as tests/cli/test_play_api.py does (the one place to change if it moves)
 from experiments.play.server import PlayService, create_app  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import DRAW_STOCK, KIND_WALL, KNOCK  # noqa: E402

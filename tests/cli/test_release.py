@@ -23,7 +23,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: tomllib is 3.11+, tomli is the same parser
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 VERSION = PYPROJECT["project"]["version"]
 

@@ -246,7 +246,7 @@ def test_config_validation_and_schedule():
 # --- end to end ---------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # DQN end to end stays in the default suite through tests/test_resume.py
+@pytest.mark.slow  # DQN end to end stays in the default suite through tests/training/test_resume.py
 def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     run1, m1 = run_training(tiny_config(tmp_path))
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -291,7 +291,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     assert compare_metrics(lines, lines3) != []
 
 
-@pytest.mark.slow  # exact resume of DQN stays in the default suite: tests/test_resume.py
+@pytest.mark.slow  # exact resume of DQN stays in the default suite: tests/training/test_resume.py
 def test_resume_continues_from_latest(tmp_path):
     # also exercises prioritised replay and Polyak target updates
     per = ["--dqn.prioritized", "true", "--dqn.tau", "0.1", "--dqn.target_update_every", "1"]

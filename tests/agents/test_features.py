@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from agents import features as F
+from agents.rl import features as F
 from agents.rl.features import NUM_FEATURES, augment
 from hollywood_env import core
 from hollywood_env import observation as O

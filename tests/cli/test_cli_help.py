@@ -26,7 +26,7 @@ from experiments.config.schema import TrainConfig
 
 COMMANDS = sorted(set(cli.COMMANDS) | set(cli.PASSTHROUGH))
 RST = re.compile(r"``|:(mod|func|class|meth|attr|data|ref|doc):`|\w::$", re.M)
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/, every folder below it
 HELP = {"--help", "-h"}
 
 

@@ -1,4 +1,4 @@
-"""Whether the browser test of ``hollywood play`` (tests/test_play_browser.py) can run here.
+"""Whether the browser test of ``hollywood play`` (tests/cli/test_play_browser.py) can run here.
 
 It needs Playwright for Python (the ``play-test`` extra) and a Chromium to drive: ``$HOLLYWOOD_CHROMIUM``,
 else ``chromium`` / ``chromium-browser`` on the PATH (Debian: ``apt-get install -y chromium``;
@@ -40,7 +40,7 @@ def skip_reason() -> str | None:
 if __name__ == "__main__":
     why = skip_reason()
     if why:
-        print(f"note: the browser test of hollywood play (tests/test_play_browser.py) will be SKIPPED: {why}")
+        print(f"note: the browser test of hollywood play (tests/cli/test_play_browser.py) will be SKIPPED: {why}")
     else:
         print(f"note: the browser test of hollywood play runs with {find_chromium()}")
     sys.exit(0)
