@@ -1,5 +1,5 @@
 """Plain helpers shared by the test modules of every folder below ``tests/`` (fixtures stay in
-``tests/conftest.py``). pytest puts ``tests/`` on ``sys.path`` (``pythonpath = ["tests"]`` in
+``tests/conftest.py``). pytest puts ``tests/`` on ``sys.path`` (``pythonpath = [".", "tests"]`` in
 pyproject.toml's ``[tool.pytest.ini_options]``; no ``__init__.py`` anywhere under ``tests/``), so a
 test module imports them as ``from helpers import ...``."""
 
@@ -66,6 +66,45 @@ def random_hands(rng, n):
             cards = rng.choice(pool, size=k, replace=False)
         hands.append(sum(1 << int(c) for c in cards))
     return hands
+
+
+# --- scripted positions (test_bots.py, test_marjj.py) ----------------------------------------------
+
+
+def scripted_position(hand, top=None, pile=(), phase="draw", rules=None, knock_limit=10, taken=None,
+                      opp_known=(), opp_discarded=(), own_discarded=(), stock=20, first_upcard=False):
+    """One position written as cards, set into a real one-game ``core`` State: its observation (the
+    package's encoder, seen by the player to act) and its legal mask (the engine's). ``hand``: the
+    player to act's cards (10 to draw, 11 to discard); ``pile`` bottom first, ``top`` laid on it;
+    ``opp_known``: cards the opponent took from the pile and holds; ``taken``: the card just taken
+    (not discardable); ``stock``: cards left in the stock."""
+    from hollywood_env import core
+    from hollywood_env.cards import cards_to_mask, parse_card, parse_cards
+    from hollywood_env.observation import encode
+
+    def cards(spec):
+        return parse_cards(spec) if isinstance(spec, str) else list(spec)
+
+    hand, pile, known = cards(hand), cards(pile), cards(opp_known)
+    if top is not None:
+        pile = pile + [parse_card(top)]
+    state = core.init(1, rules or "hollywood", seed=0)
+    me = int(state.current_player[0])
+    opp_hand = known + [c for c in range(52) if c not in {*hand, *pile, *known}][:10 - len(known)]
+    rest = [c for c in range(52) if c not in {*hand, *pile, *opp_hand}]
+    state.deck[0, 52 - len(rest):] = rest  # the stock: the cards nobody holds or has seen
+    state.stock_pos[0] = 52 - stock
+    state.hands[0, me], state.hands[0, 1 - me] = cards_to_mask(hand), cards_to_mask(opp_hand)
+    state.pile[0, :] = 0
+    state.pile[0, :len(pile)] = pile
+    state.pile_size[0] = len(pile)
+    state.known[0, 1 - me] = cards_to_mask(known)
+    state.discarded[0, 1 - me], state.discarded[0, me] = cards_to_mask(cards(opp_discarded)), cards_to_mask(cards(own_discarded))
+    state.phase[0] = (A.PHASE_FIRST_UPCARD if first_upcard else A.PHASE_DRAW) if phase == "draw" else A.PHASE_DISCARD
+    state.taken_card[0] = -1 if taken is None else parse_card(taken)
+    state.knock_limit[0] = knock_limit
+    state.legal_action_mask[:] = core.legal_action_mask(state)
+    return encode(state), state.legal_action_mask.copy()
 
 
 # --- hidden information (test_safety_env.py, test_ecosystem.py) ------------------------------------

@@ -6,6 +6,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import scripted_position
 
 from agents import AgentSpecError, HollywoodBot, NellerBot, RandomBot, SimpleBot, make_agent, register, register_prefix, registry
 from agents.bots import View, decode, meldable_with, melds_with
@@ -13,7 +14,7 @@ from agents.bots.marjj import MarjjBot, PatientBot
 from agents.matches import play_pairing
 from hollywood_env import core
 from hollywood_env import observation as O
-from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, NUM_ACTIONS, PASS, TAKE_DISCARD
+from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD
 from hollywood_env.cards import cards_to_mask, mask_to_cards, parse_card, parse_cards
 from hollywood_env.rules import PRESETS, Rules
 
@@ -101,42 +102,9 @@ def test_random_bot_is_uniform_and_seeded():
 # --- decisions on hand-made positions ---------------------------------------------------------------
 
 
-def _position(hand, top=None, pile=(), phase="draw", rules=None, knock_limit=10, taken=None, opp_known=(),
-              opp_discarded=(), stock=20, first_upcard=False):
-    """One observation row and its mask, built by hand (as the engine would)."""
-    from hollywood_env import melds as M
-
-    rules = rules or Rules()
-    hand = parse_cards(hand) if isinstance(hand, str) else list(hand)
-    obs = np.zeros((1, O.observation_size(rules)), dtype=np.float32)
-    obs[0, np.array(hand)] = 1
-    pile = parse_cards(pile) if isinstance(pile, str) else list(pile)
-    if top is not None:
-        pile = pile + [parse_card(top)]
-    for i, c in enumerate(pile):
-        obs[0, O.PILE.start + c] = (i + 1) / len(pile)
-    if pile:
-        obs[0, O.PILE_TOP.start + pile[-1]] = 1
-    for c in (parse_cards(opp_known) if opp_known else []):
-        obs[0, O.OPP_KNOWN.start + c] = 1
-    for c in (parse_cards(opp_discarded) if opp_discarded else []):
-        obs[0, O.OPP_DISCARDED.start + c] = 1
-    obs[0, O.STOCK] = stock / 31
-    obs[0, O.KNOCK_LIMIT] = knock_limit / 10
-    mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
-    if phase == "draw":
-        obs[0, O.PHASE.start + (0 if first_upcard else 1)] = 1
-        mask[0, TAKE_DISCARD] = True
-        mask[0, PASS if first_upcard else DRAW_STOCK] = True
-    else:
-        obs[0, O.PHASE.start + 2] = 1
-        allowed = [c for c in hand if taken is None or c != parse_card(taken)]
-        mask[0, np.array(allowed)] = True
-        m = np.array([cards_to_mask(hand)], dtype=np.uint64)
-        knocks = M.knock_discards(m, knock_limit, np.array([cards_to_mask(allowed)], dtype=np.uint64))
-        for c in mask_to_cards(int(knocks[0])):
-            mask[0, KNOCK + c] = True
-    return obs, mask
+def _position(hand, **kw):
+    """One observation row and its mask, of a real State set up by hand (helpers.scripted_position)."""
+    return scripted_position(hand, **kw)
 
 
 def test_decode_reads_the_observation_layout():
@@ -342,7 +310,7 @@ def test_hollywood_avoids_feeding_known_melds():
 def test_big_gin_is_declared():
     rules = Rules(big_gin=True)
     obs, mask = _position("Ac 2c 3c 4c 5h 6h 7h 9s 9d 9h 9c", phase="discard", rules=rules)
-    mask[0, BIG_GIN] = True
+    assert mask[0, BIG_GIN]  # the engine offers big gin with these eleven cards
     for cls in (SimpleBot, NellerBot, HollywoodBot):
         assert cls(rules, seed=0)(obs, mask)[0] == BIG_GIN
 
