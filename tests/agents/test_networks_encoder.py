@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import scripted_position
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.rl.features import NUM_FEATURES, VERSION, augment
@@ -103,10 +104,7 @@ def test_conv_policy_plays_legal_moves_in_the_engine():
 
 
 def test_a_run_lies_along_one_suit_row_and_a_set_down_one_rank_column():
-    obs = np.zeros((1, OBS), dtype=np.float32)
-    hand = parse_cards("5h 6h 7h 7c 7d 7s Kd")
-    obs[0, O.HAND.start + np.array(hand)] = 1.0
-    obs[0, O.PILE_TOP.start + parse_cards("Qs")[0]] = 1.0
+    obs, _ = scripted_position("5h 6h 7h 7c 7d 7s Kd", top="Qs")  # a real State's observation
     x = torch.from_numpy(augment(obs, np.zeros((1, NUM_ACTIONS), bool)))
     grid = card_grid(x, OBS)
     assert grid.shape == (1, 9, 4, 13)
