@@ -46,7 +46,7 @@ def play_parser() -> argparse.ArgumentParser:
     p = _parser("play", "Play Hollywood Gin against an agent in the browser (a local server on 127.0.0.1).")
     p.add_argument("--opponent", metavar="SPEC", default=None,
                    help=f"the agent to play: {', '.join(available_agents())} "
-                        "(default: search, the strongest agent we ship)")
+                        "(default: search, with ppo-hollywood one of the two strongest agents we ship, even with each other)")
     p.add_argument("--rules", metavar="PRESET", default="hollywood",
                    help=f"rules preset: {', '.join(PRESETS)} (default hollywood)")
     p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; 0: any free port)")

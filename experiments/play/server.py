@@ -55,8 +55,8 @@ def static_dir() -> Path:
 
 
 def default_opponent(rules) -> str:
-    """The strongest agent we ship: the ``search`` agent (docs/agents.md, "Search": about 62% of
-    matches against the ``hollywood`` bot and 69% against ``simple``, some 50 ms a decision)."""
+    """The ``search`` agent: with ``ppo-hollywood`` one of the two strongest agents we ship, even
+    with each other in Hollywood matches (docs/results.md); it plays every preset."""
     make_agent("search", rules, seed=0)  # it plays every preset; fail here, not mid-match
     return "search"
 

@@ -18,9 +18,9 @@ local collector (``collector.kind: local``); the sweep is the parallelism.
 
 Examples::
 
-    hollywood sweep configs/ppo_quick.yaml --seeds 0-4
+    hollywood sweep configs/ppo_quick.yaml --seeds 0-4 --collector.kind local
     hollywood sweep configs/ppo_quick.yaml --seeds 0-2 --grid ppo.lr=1e-4,3e-4 --grid ppo.ent_coef=0,0.01 \
-        --total_steps 200000
+        --total_steps 200000 --collector.kind local
 """
 
 from __future__ import annotations
