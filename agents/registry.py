@@ -393,7 +393,8 @@ from agents.paths import MODELS_DIR  # noqa: E402  (re-exported: the shipped mod
 
 #: short name -> file name (without .pt) in MODELS_DIR; each has a model card NAME.md beside it
 SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "ppo-hollywood-v1": "ppo_hollywood_v1",
-                  "dqn-hollywood": "dqn_hollywood", "ppo-gin-rummy-simple": "ppo_gin_rummy_simple"}
+                  "dqn-hollywood": "dqn_hollywood", "ppo-gin-rummy-simple": "ppo_gin_rummy_simple",
+                  "ppo-gin-rummy": "ppo_gin_rummy"}
 
 
 def _shipped_factory(short: str, description: str):
@@ -420,8 +421,10 @@ _shipped_factory("ppo-hollywood", "the shipped PPO agent for Hollywood matches (
 _shipped_factory("ppo-hollywood-v1", "the first flagship PPO for Hollywood matches, the search agent's base "
                  "(models/ppo_hollywood_v1.md)")
 _shipped_factory("dqn-hollywood", "the shipped DQN agent for Hollywood matches (models/dqn_hollywood.md)")
-_shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin-rummy-simple rules "
-                 "(models/ppo_gin_rummy_simple.md)")
+_shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin-rummy-simple rules: it wins "
+                 "hands and loses games to a gin-hunter (models/ppo_gin_rummy_simple.md)")
+_shipped_factory("ppo-gin-rummy", "the shipped PPO agent for the EAAI game, games to 100 on the eaai rules "
+                 "(models/ppo_gin_rummy.md)")
 register_prefix("ppo", checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.rl.policies:DQNPolicy.from_checkpoint"),

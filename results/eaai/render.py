@@ -13,17 +13,18 @@ def cell(path: Path) -> str:
     s = json.loads(path.read_text(encoding="utf-8"))
     m = s["metrics"]
     g, p = m["match_win_rate"], m["points_per_hand"]
-    return (f"{100 * g['value']:.1f}% [{100 * g['low']:.1f}, {100 * g['high']:.1f}] of {s['games_played']:,}, "
-            f"{p['value']:+.1f} pts")
+    return f"{100 * g['value']:.1f}% [{100 * g['low']:.1f}, {100 * g['high']:.1f}], {p['value']:+.1f}"
 
 
 def main() -> None:
-    print("| agent | vs `simple`: games won, points a hand | vs `marjj`: games won, points a hand |")
-    print("|---|---|---|")
+    print("| agent | games | vs `simple` | vs `marjj` |")
+    print("|---|---|---|---|")
     for a in ORDER:
-        cells = [cell(HERE / f"{a}-vs-{b}" / "evaluate.json") if a != b else "—" for b in ("simple", "marjj")]
-        if any(c != "—" for c in cells):
-            print(f"| `{a}` | " + " | ".join(cells) + " |")
+        paths = [HERE / f"{a}-vs-{b}" / "evaluate.json" for b in ("simple", "marjj")]
+        games = [json.loads(p.read_text(encoding="utf-8"))["games_played"] for p in paths if p.is_file()]
+        if games:
+            cells = [cell(p) if a != b else "—" for p, b in zip(paths, ("simple", "marjj"))]
+            print(f"| `{a}` | {games[0]:,} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

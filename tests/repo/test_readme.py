@@ -62,5 +62,17 @@ def test_links_resolve():
 def test_no_research_log():
     """The figures of the research live in docs/results.md and docs/agents.md: the README keeps one per
     agent (in its table) and the head-to-head of the two strongest."""
-    figures = re.findall(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", README)
+    outside_eaai = README[:README.index("## The EAAI game")] + README[README.index("## Where things live"):]
+    figures = re.findall(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", outside_eaai)
     assert len(figures) <= 10, figures
+
+
+def test_the_eaai_table_gives_games_and_points_with_their_command():
+    section = README[README.index("## The EAAI game"):README.index("## Where things live")]
+    rows = re.findall(r"^\| `([a-z-]+)` \| [\d,]+ \| (.+) \| (.+) \|$", section, flags=re.M)
+    agents = {r[0] for r in rows}
+    assert {"ppo-gin-rummy", "search", "marjj", "simple"} <= agents, agents
+    for _, vs_simple, vs_marjj in rows:
+        for cell in (vs_simple, vs_marjj):
+            assert cell == "—" or re.fullmatch(r"\d+\.\d% \[\d+\.\d, \d+\.\d\], [+-]\d+\.\d", cell), cell
+    assert re.search(r"hollywood evaluate \S+ \S+ --rules eaai --games \d+ --seed \d+", section)
