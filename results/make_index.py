@@ -1,6 +1,10 @@
 """Writes results/README.md: an index of every folder under results/ (python results/make_index.py)."""
-import re, subprocess, pathlib
-ROOT = pathlib.Path(__file__).resolve().parent.parent; R = ROOT / 'results'
+import pathlib
+import re
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+R = ROOT / 'results'
 # folders renamed to say what they hold: their figures were made under the earlier name
 RENAMED = {'results/ppo_hollywood/shipped': 'results/ppo_hollywood/v2',
            'results/ppo_hollywood/shipped_v1': 'results/ppo_hollywood/flagship',
@@ -34,21 +38,47 @@ RENAMED = {'results/ppo_hollywood/shipped': 'results/ppo_hollywood/v2',
            'results/search/single_hands/w256_conf2_s4404': 'results/search/single_hands/v6s4404',
            'results/search/single_hands/w256_conf2_s4505': 'results/search/single_hands/v6s4505',
            'results/search/single_hands/w512_conf2_s4202': 'results/search/single_hands/v7s4202'}
-DOCS = {p: p.read_text() for p in [ROOT/'README.md', *sorted((ROOT/'docs').glob('*.md')), *sorted((ROOT/'models').glob('*.md'))]}
+DOCS = {p: p.read_text() for p in [ROOT/'README.md', *sorted((ROOT/'docs').glob('*.md')),
+                                   *sorted((ROOT/'models').glob('*.md'))]}
 DESC = {
- 'ablations': 'training ablations of the PPO configs (minibatches, the single-hand baseline and privileged critic, the belief as an input, the card-plane encoder); its README.md lists the runs',
- 'belief': 'the learned belief over the opponent\'s hand: held-out metrics, architectures, the Bayesian posterior given a bot\'s policy',
+ 'ablations': (
+     'training ablations of the PPO configs (minibatches, the single-hand baseline and '
+     'privileged critic, the belief as an input, the card-plane encoder); its README.md lists '
+     'the runs'),
+ 'belief': (
+     'the learned belief over the opponent\'s hand: held-out metrics, architectures, the '
+     'Bayesian posterior given a bot\'s policy'),
  'dqn_hollywood': 'the shipped `dqn-hollywood` (DQfD margin toward `marjj`): curves, a second training seed, its tournament',
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
- 'ppo_hollywood': 'the PPO flagship configs: the previous config\'s three seeds, without imitation (`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-hollywood-v1` (`shipped_v1/`), time to strength',
- 'ppo_hollywood/shipped': 'the shipped `ppo-hollywood` (configs/ppo_hollywood.yaml): its run\'s config and metrics (`run/`), evaluations, a second training seed (`seed1/`)',
- 'ppo_hollywood/shipped_v1': 'the first flagship, shipped as `ppo-hollywood-v1` (configs/ppo_hollywood_v1.yaml): the imitation checkpoint at update 225, games against `search`, a second training seed (`seed1/`)',
- 'reward_ablation': 'the `hollywood` (scoresheet) reward against the `hand` reward: the scoresheet-reward models and cards, evaluations, head to head, behaviour',
+ 'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
+ 'ppo_gin_rummy': (
+     'the EAAI-game PPO (configs/ppo_gin_rummy.yaml): both training seeds\' configs and metrics,'
+     ' evaluations, games against `search`'),
+ 'ppo_hollywood': (
+     'the PPO flagship configs: the previous config\'s three seeds, without imitation '
+     '(`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-'
+     'hollywood-v1` (`shipped_v1/`), time to strength'),
+ 'ppo_hollywood/shipped': (
+     'the shipped `ppo-hollywood` (configs/ppo_hollywood.yaml): its run\'s config and metrics '
+     '(`run/`), evaluations, a second training seed (`seed1/`)'),
+ 'ppo_hollywood/shipped_v1': (
+     'the first flagship, shipped as `ppo-hollywood-v1` (configs/ppo_hollywood_v1.yaml): the '
+     'imitation checkpoint at update 225, games against `search`, a second training seed '
+     '(`seed1/`)'),
+ 'reward_ablation': (
+     'the `hollywood` (scoresheet) reward against the `hand` reward: the scoresheet-reward '
+     'models and cards, evaluations, head to head, behaviour'),
  'search': 'the `search` agent: every configuration measured, by folder',
- 'search/base_marjj_ungated': 'the earlier default search: base `marjj`, no confidence gate, `simple` alone as the opponent model (seeds 7001-7003), and single hands',
- 'search/base_ppo_gated': 'search with base `ppo-hollywood-v1` and the confidence gate (1.5 standard errors), `simple` alone as the opponent model; 200-match screens',
+ 'search/base_marjj_ungated': (
+     'the earlier default search: base `marjj`, no confidence gate, `simple` alone as the '
+     'opponent model (seeds 7001-7003), and single hands'),
+ 'search/base_ppo_gated': (
+     'search with base `ppo-hollywood-v1` and the confidence gate (1.5 standard errors), '
+     '`simple` alone as the opponent model; 200-match screens'),
  'search/worlds_128_vs_64': '128 worlds against 64 (base `hollywood`), against the `hollywood` bot',
- 'search_information': 'what limits search: worlds from the true hand, the learned, heuristic and uniform beliefs (benchmarks/search_information.py)',
+ 'search_information': (
+     'what limits search: worlds from the true hand, the learned, heuristic and uniform beliefs '
+     '(benchmarks/search_information.py)'),
  'single_hands': 'single hands of `gin-rummy-simple` (the shipped single-hand PPO and the bots)',
  'tournament_bots': 'round robin of the bots',
  'tournament_search': 'round robin with the search agent',
@@ -79,8 +109,10 @@ def command(d):
         s = re.search(r'rules `([^`]+)`, reward `([^`]+)`, seed (\d+)', ev.read_text())
         if m and s:
             c = f'hollywood evaluate {m[1]} {m[2]} --{m[4]} {m[3]} --seed {s[3]}'
-            if s[1] != 'hollywood': c += f' --rules {s[1]}'
-            if s[2] != 'hollywood': c += f' --reward {s[2]}'
+            if s[1] != 'hollywood':
+                c += f' --rules {s[1]}'
+            if s[2] != 'hollywood':
+                c += f' --reward {s[2]}'
             return f'`{c}`'
     for name in ('run.sh', 'flagship_run.sh'):
         if (d / name).is_file():
@@ -102,7 +134,8 @@ for d in sorted(p for p in R.iterdir() if p.is_dir()):
     out.append(f'| [`{d.name}/`]({d.name}/) | {DESC.get(d.name, "")} |')
 out += ['', '## Every folder', '', '| folder | backs | command | commit |', '|---|---|---|---|']
 for d in sorted(p for p in R.rglob('*') if p.is_dir()):
-    rel = str(d.relative_to(ROOT)); key = str(d.relative_to(R))
+    rel = str(d.relative_to(ROOT))
+    key = str(d.relative_to(R))
     what = DESC.get(key, '')
     cmd = command(d)
     cell = '; '.join(x for x in (what, cmd) if x)
