@@ -269,13 +269,25 @@ class _RemoteShards:
         """Each shard's state after its last batch (for checkpoints)."""
         return list(self.states)
 
-    def _nothing_to_restore(self, states) -> bool:
-        """True for the state of a run saved before its first rollout (fresh workers are that
+    def set_state(self, states: list[dict], snapshots: dict) -> None:
+        """Restore :meth:`get_state` in the workers; ``snapshots``: ``{id: (name, state_dict)}``.
+        The state of a run saved before its first rollout restores nothing (fresh workers are that
         state); ValueError for states that do not fit these workers."""
         if isinstance(states, list) and len(states) == len(self.workers) and all(s is None for s in states):
-            return True
+            return
         _check_states(states, len(self.workers))
-        return False
+        weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
+        self._send_states(states, weights)
+        self.states = list(states)
+
+    def _send_states(self, states: list[dict], weights: dict) -> None:  # pragma: no cover - abstract
+        """Set each worker's shard to its state of ``states``; ``weights``: ``{id: (name, numpy weights)}``."""
+        raise NotImplementedError
+
+    def _kept(self, i: int, batch):
+        """``batch``, shard ``i``'s, without its state, which is kept in ``self.states[i]``."""
+        self.states[i], batch.state = batch.state, None
+        return batch
 
     def _restart_snapshots(self, state: dict) -> dict:
         """``{id: (name, numpy weights)}`` of the snapshots the league of a shard ``state`` still holds
@@ -548,20 +560,14 @@ class ProcessCollector(_RemoteShards):
                         self._send(i, request)
                     except WorkerDied as again:  # died again while being restored: one more try
                         failed[i] = again
-            self.states[i], b.state = b.state, None
-            out.append(b)
+            out.append(self._kept(i, b))
         return out
 
-    def set_state(self, states: list[dict], snapshots: dict) -> None:
-        """Restore :meth:`get_state` in the workers; ``snapshots``: ``{id: (name, state_dict)}``."""
-        if self._nothing_to_restore(states):
-            return
-        weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
+    def _send_states(self, states: list[dict], weights: dict) -> None:
         for i, state in enumerate(states):
             self._send(i, _frames(("set_state", (state, weights))))
         for i in range(len(self.workers)):
             self._receive(i)
-        self.states = list(states)
 
     def close(self) -> None:
         """Stop every worker: idle ones are asked to (and get 10 s), busy ones (a request in flight,
@@ -655,17 +661,11 @@ class RayCollector(_RemoteShards):
                         raise RuntimeError(f"rollout worker {i} died {tries} times in one update; giving up") from e
                     self._restart(i, e)
                     fut = self.workers[i].collect.remote(broadcast)
-            self.states[i], b.state = b.state, None
-            out.append(b)
+            out.append(self._kept(i, b))
         return out
 
-    def set_state(self, states: list[dict], snapshots: dict) -> None:
-        """Restore :meth:`get_state` in the actors; ``snapshots``: ``{id: (name, state_dict)}``."""
-        if self._nothing_to_restore(states):
-            return
-        weights = {k: (n, weights_to_numpy(sd)) for k, (n, sd) in snapshots.items()}
+    def _send_states(self, states: list[dict], weights: dict) -> None:
         self.ray.get([w.set_state.remote(st, weights) for w, st in zip(self.workers, states, strict=True)])
-        self.states = list(states)
 
     def close(self) -> None:
         for w in self.workers:
