@@ -10,26 +10,12 @@ importance sampling (the estimator: ``agents/search/posterior.py``) and measures
 on the same decisions as the learned belief.
 
 For each sampled viewer decision (the viewer ``--viewer``, the opponent ``--opponent``, first
-hands of Hollywood matches):
-
-1. *Worlds*: ``--worlds`` sets of the opponent's unknown cards, drawn
-   - ``uniform``: uniformly among the unseen cards (the prior: every deal is equally likely), or
-   - ``learned``: from the learned probabilities as independent cards, kept when their number is
-     right (the conditional Bernoulli distribution, whose density is known up to a constant, so
-     that dividing by it makes the estimate exact in the limit, as with ``uniform``).
-2. *Histories*: for each world, ``--paths`` rebuilt histories of the opponent's hand, backwards
-   from now: a card it discarded was in its hand before; a card it took from the pile was not; a
-   card it drew from the stock is one of the cards it held next that it had not taken from the
-   pile (``State.known``), chosen at random (every choice equally likely a priori, because every
-   stock order is). After both players pass the first upcard the engine makes the non-dealer's
-   draw itself: its pass is followed by an 11-card discard phase.
-3. *Likelihood*: each rebuilt hand is put into a copy of the real state of that earlier step
-   (``core.take``; every other field of it is public, so the opponent then saw exactly what the
-   copy shows it) and the opponent model is asked for its move. A world's weight is the mean over
-   its histories of the product over the opponent's moves of 1 (the model makes the move) or
-   ``--eps`` (it does not: room for noise). The model is a second copy of the opponent with
-   a generator of its own; the report gives the share of the opponent's real moves it makes.
-4. The posterior probability of a card is the weighted share of the worlds that hold it.
+hands of Hollywood matches) it runs the estimator's four steps as the docstring of
+``agents/search/posterior.py`` gives them (worlds drawn ``uniform`` or ``learned``, rebuilt
+histories of the opponent's hand, their likelihood under a second copy of the opponent, the
+weighted share of the worlds that hold each card), with ``--worlds`` worlds, ``--paths`` rebuilt
+histories per world and ``--eps`` for a move the model does not make; the report gives the share
+of the opponent's real moves the model makes.
 
 Only the opponent's true hand is read as the label, and the real earlier states only to avoid
 replaying the hand. The report gives the top-k share by stage of the hand (the opponent's
