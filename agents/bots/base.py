@@ -8,8 +8,9 @@ Rows whose mask has no legal action (a finished game) get action 0; callers igno
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import SeedLike, as_generator, random_legal_actions
 
 __all__ = ["Bot", "PhaseBot", "RandomBot", "View", "decode", "highest_card", "meldable_with", "melds_with",
-           "openspiel_melded", "take_upcard", "best_knock"]
+           "openspiel_melded", "take_upcard", "best_knock", "bot_params"]
 
 U64 = np.uint64
 RANK = np.arange(NUM_CARDS) % 13
@@ -354,6 +355,22 @@ class Bot:
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+_Params = TypeVar("_Params")
+
+
+def bot_params(params_cls: type[_Params], params: _Params | None, kw: Mapping[str, Any], bot: str) -> _Params:
+    """The knobs of a bot: ``params`` (None: ``params_cls()``) with the fields named in ``kw``
+    replaced; ValueError, naming the class ``bot``, for a name that is not a field of ``params_cls``."""
+    params = params or params_cls()
+    if kw:
+        names = {f.name for f in fields(params_cls)}
+        bad = sorted(set(kw) - names)
+        if bad:
+            raise ValueError(f"unknown {bot} parameter(s) {bad}; valid: {sorted(names)}")
+        params = replace(params, **kw)
+    return params
 
 
 class PhaseBot(Bot):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from agents.bots.base import (
     _expand,
     _knock_key,
     _pc,
+    bot_params,
     meldable_with,
     take_upcard,
 )
@@ -85,14 +86,7 @@ class HollywoodBot(PhaseBot):
     def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, params: HollywoodParams | None = None,
                  **kw: Any):
         super().__init__(rules, seed)
-        params = params or HollywoodParams()
-        if kw:
-            names = {f.name for f in fields(HollywoodParams)}
-            bad = sorted(set(kw) - names)
-            if bad:
-                raise ValueError(f"unknown HollywoodBot parameter(s) {bad}; valid: {sorted(names)}")
-            params = replace(params, **kw)
-        self.params = params
+        self.params = bot_params(HollywoodParams, params, kw, "HollywoodBot")
         self._sheet = O.sheet_slice(self.rules)
 
     # --- the sheet ----------------------------------------------------------------------------

@@ -67,12 +67,13 @@ safety from the dead and the opponent's cards around the discard.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from agents.bots import Bot, View, best_knock, decode, meldable_with, openspiel_melded, simple_discard
+from agents.bots import PhaseBot, View, best_knock, meldable_with, openspiel_melded, simple_discard
+from agents.bots.base import bot_params
 from hollywood_env import kernels
 from hollywood_env import melds as M
 from hollywood_env.actions import BIG_GIN, DISCARD, DRAW_STOCK, KNOCK, PASS, TAKE_DISCARD
@@ -212,38 +213,16 @@ def _suit_bit(masks: np.ndarray, suit: np.ndarray, rank: np.ndarray, edge: int) 
     return np.where(inside, bit.astype(np.int64), edge)
 
 
-class MarjjBot(Bot):
+class MarjjBot(PhaseBot):
     """MARJJ's strategy (EAAI-2021 Gin Rummy winner), batched: see :mod:`agents.bots.marjj`."""
 
     name = "marjj"
+    full_view = True  # the whole view: the pile, the discards, the opponent's known cards
 
     def __init__(self, rules: Rules | str | None = None, seed: SeedLike = None, params: MarjjParams | None = None,
                  **kw: Any):
         super().__init__(rules, seed)
-        params = params or MarjjParams()
-        if kw:
-            names = {f.name for f in fields(MarjjParams)}
-            bad = sorted(set(kw) - names)
-            if bad:
-                raise ValueError(f"unknown MarjjBot parameter(s) {bad}; valid: {sorted(names)}")
-            params = replace(params, **kw)
-        self.params = params
-
-    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        # the whole view: the pile, the discards, the opponent's known cards
-        return self.act_on_view(decode(obs, mask), mask)
-
-    def act_on_view(self, v: View, mask: np.ndarray) -> np.ndarray:
-        """The actions ``(n,)`` from the view ``v`` of ``n`` rows and their legal masks (as
-        :meth:`agents.bots.PhaseBot.act_on_view`)."""
-        out = np.zeros(v.hand.shape[0], dtype=np.int64)
-        rows = np.flatnonzero(v.take_phase)
-        if rows.size:
-            out[rows] = self._draw(v, rows)
-        rows = np.flatnonzero(v.discard_phase)
-        if rows.size:
-            out[rows] = self._discard(v, rows, mask)
-        return out
+        self.params = bot_params(MarjjParams, params, kw, "MarjjBot")
 
     # --- upcard -------------------------------------------------------------------------------
     def _draw(self, v: View, rows):
@@ -271,7 +250,7 @@ class MarjjBot(Bot):
         return np.where(take, TAKE_DISCARD, np.where(v.first_upcard[rows], PASS, DRAW_STOCK))
 
     # --- discard and knock ----------------------------------------------------------------------
-    def _discard(self, v: View, rows, mask):
+    def _discard(self, obs, v: View, rows, mask):
         p = self.params
         n = rows.size
         hand = v.hand[rows]
