@@ -46,7 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # throughput.RLC
 
 import hollywood_env as H  # noqa: E402
 from hollywood_env.actions import NUM_ACTIONS  # noqa: E402
-from hollywood_env.aec_env import raw_env, wrapped_env  # noqa: E402
+from hollywood_env.aec_env import fresh_agents, raw_env, wrapped_env  # noqa: E402
 from hollywood_env.selfplay import random_legal_actions  # noqa: E402
 
 
@@ -71,12 +71,7 @@ class NullAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed=None, options=None):
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        fresh_agents(self)
         self.agent_selection = "player_0"
         self._steps = 0
 

@@ -162,6 +162,16 @@ class _Ready:
         return (_Ready, ())
 
 
+def fresh_agents(aec: AECEnv) -> None:
+    """The PettingZoo bookkeeping of a reset: every possible agent of ``aec`` in play, with no
+    reward yet, nothing terminated or truncated and empty infos."""
+    aec.agents = aec.possible_agents[:]
+    aec.rewards = dict.fromkeys(aec.agents, 0.0)
+    aec._cumulative_rewards = dict.fromkeys(aec.agents, 0.0)
+    aec.terminations = dict.fromkeys(aec.agents, False)
+    aec.truncations = dict.fromkeys(aec.agents, False)
+    aec.infos = {a: {} for a in aec.agents}
+
 
 def env(**kwargs: Any) -> classic_env:
     """The AEC env with the behaviour of PettingZoo's classic wrappers (an illegal move ends the
@@ -227,11 +237,7 @@ class raw_env(AECEnv, EzPickle):
         self._sheet_cache = SheetCache()  # the observations' scoresheet part, kept between hands
         self._observer = PackedObserver(self.rules)  # the observation of the agent to act, written ahead
         self._ready = _Ready()
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        fresh_agents(self)
         self.agent_selection = self.agents[0]
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -250,12 +256,7 @@ class raw_env(AECEnv, EzPickle):
                 core.reset_games(st, np.ones(1, dtype=bool))
         self._next_hand = False
         self._last_summary = None
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        fresh_agents(self)
         self.agent_selection = self._names[int(self.state.current_player[0])]
         self._prepare()
         if self.render_mode == "human":
