@@ -23,7 +23,7 @@ def main() -> None:
         paths = [HERE / f"{a}-vs-{b}" / "evaluate.json" for b in ("simple", "marjj")]
         games = [json.loads(p.read_text(encoding="utf-8"))["games_played"] for p in paths if p.is_file()]
         if games:
-            cells = [cell(p) if a != b else "—" for p, b in zip(paths, ("simple", "marjj"))]
+            cells = [cell(p) if a != b else "—" for p, b in zip(paths, ("simple", "marjj"), strict=True)]
             print(f"| `{a}` | {games[0]:,} | " + " | ".join(cells) + " |")
 
 
