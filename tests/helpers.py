@@ -6,9 +6,11 @@ test module imports them as ``from helpers import ...``."""
 import numpy as np
 
 from hollywood_env import actions as A
+from hollywood_env import core
 from hollywood_env import melds as M
 from hollywood_env.actions import KIND_WALL
 from hollywood_env.cards import mask_to_cards
+from hollywood_env.observation import encode
 from hollywood_env.rules import PRESETS
 
 # --- fixed seeds -----------------------------------------------------------------------------------
@@ -49,6 +51,17 @@ def driver_policy(state, rng):
             actions[disc[big]] = A.BIG_GIN
     del b
     return actions
+
+
+def play_in_engine(policy, games: int, steps: int, seed: int) -> None:
+    """``steps`` decisions of ``games`` Hollywood games of the engine, ``policy(obs, mask) -> actions``
+    on every seat, each ended game dealt again: ``core.step`` raises on any illegal action."""
+    state = core.init(games, "hollywood", seed=seed)
+    for _ in range(steps):
+        a = policy(encode(state), state.legal_action_mask)
+        core.step(state, np.where(state.done, 0, a))  # raises on any illegal action
+        if state.done.any():
+            core.reset_games(state, state.done)
 
 
 def random_hands(rng, n):

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import scripted_position
+from helpers import play_in_engine, scripted_position
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.rl.features import NUM_FEATURES, VERSION, augment
@@ -92,12 +92,7 @@ def test_mlp_keeps_its_parameters_and_default():
 
 def test_conv_policy_plays_legal_moves_in_the_engine():
     policy = PPOPolicy(PPOConfig(hidden=[16], encoder="conv").make_network(DIM, NUM_ACTIONS), greedy=False, seed=0)
-    state = core.init(32, "hollywood", seed=0)
-    for _ in range(60):
-        a = policy(encode(state), state.legal_action_mask)
-        core.step(state, np.where(state.done, 0, a))  # raises on any illegal action
-        if state.done.any():
-            core.reset_games(state, state.done)
+    play_in_engine(policy, games=32, steps=60, seed=0)
 
 
 # --- the card layout -------------------------------------------------------------------------------

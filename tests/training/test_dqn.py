@@ -6,6 +6,7 @@ expert bot (the loss, its schedule, the labels and a tiny run)."""
 import numpy as np
 import pytest
 import torch
+from helpers import play_in_engine
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.dqn import (
@@ -64,13 +65,7 @@ def test_policy_plays_only_legal_actions_in_the_engine():
     torch.manual_seed(0)
     net = DuelingQNetwork(347 + NUM_FEATURES, 108, (16,))
     for eps in (0.0, 0.5):
-        policy = DQNPolicy(net, epsilon=eps, seed=0)
-        state = core.init(64, "hollywood", seed=1)
-        for _ in range(200):
-            a = policy(encode(state), state.legal_action_mask)
-            core.step(state, np.where(state.done, 0, a))  # raises on any illegal action
-            if state.done.any():
-                core.reset_games(state, state.done)
+        play_in_engine(DQNPolicy(net, epsilon=eps, seed=0), games=64, steps=200, seed=1)
 
 
 class FixedQ:

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 import torch
+from helpers import play_in_engine
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.features import NUM_FEATURES
@@ -47,13 +48,7 @@ def test_masked_categorical_never_samples_illegal_actions():
 
 def test_policy_plays_only_legal_actions_in_the_engine():
     net = ActorCritic(347 + NUM_FEATURES, 108, (16,))
-    policy = PPOPolicy(net, greedy=False, seed=0)
-    state = core.init(64, "hollywood", seed=0)
-    for _ in range(200):
-        a = policy(encode(state), state.legal_action_mask)
-        core.step(state, np.where(state.done, 0, a))  # raises on any illegal action
-        if state.done.any():
-            core.reset_games(state, state.done)
+    play_in_engine(PPOPolicy(net, greedy=False, seed=0), games=64, steps=200, seed=0)
 
 
 def test_tiny_run_end_to_end_and_reproducible(tmp_path):
