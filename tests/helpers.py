@@ -207,6 +207,16 @@ def assert_restarts_left_the_run_unchanged(run, caplog, reference) -> None:
     assert compare_metrics(strip(reference), strip(got)) == []
 
 
+def assert_the_seed_decides_the_run(config, tmp_path, lines) -> None:
+    """A run of ``config(tmp_path)`` (a tiny-config builder, extra flags after ``tmp_path``) writes
+    the metric ``lines`` again (SPS aside); one with ``--seed 1`` writes others."""
+    from experiments.training.run_writer import read_metrics
+    from experiments.training.train import compare_metrics, run_training
+
+    assert compare_metrics(lines, read_metrics(run_training(config(tmp_path))[0])) == []
+    assert compare_metrics(lines, read_metrics(run_training(config(tmp_path, "--seed", "1"))[0])) != []
+
+
 def stateful_settings(max_examples: int, steps: int):
     """Hypothesis settings for the suite's state machines: deterministic (``derandomize``, no
     example database), no deadline, ``max_examples`` runs of up to ``steps`` calls each."""

@@ -6,7 +6,7 @@ expert bot (the loss, its schedule, the labels and a tiny run)."""
 import numpy as np
 import pytest
 import torch
-from helpers import play_in_engine
+from helpers import assert_the_seed_decides_the_run, play_in_engine
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.dqn import (
@@ -25,7 +25,7 @@ from agents.rl.policies import DQNPolicy, epsilon_greedy, greedy_actions
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
-from experiments.training.train import compare_metrics, run_training
+from experiments.training.train import run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
 
@@ -278,12 +278,7 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     with pytest.raises(ValueError, match="dqn checkpoint, not ppo"):
         load_checkpoint(run1 / "checkpoints" / "latest.pt", expect_algo="ppo")
 
-    run2, _ = run_training(tiny_config(tmp_path))
-    lines2 = read_metrics(run2)
-    assert compare_metrics(lines, lines2) == []
-    run3, _ = run_training(tiny_config(tmp_path, "--seed", "1"))
-    lines3 = read_metrics(run3)
-    assert compare_metrics(lines, lines3) != []
+    assert_the_seed_decides_the_run(tiny_config, tmp_path, lines)
 
 
 @pytest.mark.slow  # exact resume of DQN stays in the default suite: tests/training/test_resume.py

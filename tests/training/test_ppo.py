@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 import torch
-from helpers import play_in_engine
+from helpers import assert_the_seed_decides_the_run, play_in_engine
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.features import NUM_FEATURES
@@ -13,7 +13,7 @@ from agents.rl.policies import PPOPolicy
 from experiments.config.loader import load_config
 from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
-from experiments.training.train import compare_metrics, run_training
+from experiments.training.train import run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
 
@@ -83,14 +83,8 @@ def test_tiny_run_end_to_end_and_reproducible(tmp_path):
     a = policy(encode(state), state.legal_action_mask)
     assert state.legal_action_mask[np.arange(8), a].all()
 
-    # same config, same seed: identical metrics (SPS aside)
-    run2, _ = run_training(tiny_config(tmp_path))
-    lines2 = read_metrics(run2)
-    assert compare_metrics(lines, lines2) == []
-    # another seed differs
-    run3, _ = run_training(tiny_config(tmp_path, "--seed", "1"))
-    lines3 = read_metrics(run3)
-    assert compare_metrics(lines, lines3) != []
+    # same config, same seed: identical metrics (SPS aside); another seed differs
+    assert_the_seed_decides_the_run(tiny_config, tmp_path, lines)
 
 
 def test_resume_continues_from_latest(tmp_path):
