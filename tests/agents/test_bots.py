@@ -283,13 +283,18 @@ def test_neller_takes_upcard_only_if_it_melds_and_discards_min_deadwood():
 def test_hollywood_stance_reads_the_sheet():
     rules = Rules()
     bot = HollywoodBot(rules)
-    obs = np.zeros((3, O.observation_size(rules)), dtype=np.float32)
+    state = core.init(3, rules, seed=0)  # three first hands; their scoresheets written as below
+    me = state.current_player.astype(np.int64)
+    opp = 1 - me
+    opened, columns = state.sheet.opened, state.sheet.columns
+    opened[0, opp[0], :2] = True  # opponent opened two columns, we none: urgent
+    opened[1, me[1], :2] = True  # we opened two, the opponent one: patient
+    opened[1, opp[1], 0] = True
+    opened[2, me[2], 0] = opened[2, opp[2], 0] = True
+    columns[2, opp[2], 0] = 90  # opponent at 90 of 100 in game 1: close
+    obs = O.encode(state)
     f = obs[:, O.SHEET_START:].reshape(3, rules.columns, O.SHEET_FEATURES)
-    f[0, 0, 3] = f[0, 1, 3] = 1  # opponent opened two columns, we none: urgent
-    f[1, 0, 2] = f[1, 1, 2] = 1  # we opened two, opponent none: patient
-    f[1, 0, 3] = 1
-    f[2, 0, 2] = f[2, 0, 3] = 1
-    f[2, 0, 1] = 0.9  # opponent at 90 of 100 in game 1: close
+    assert f[2, 0, 1] == pytest.approx(0.9) and f[0, :2, 3].tolist() == [1, 1]  # the encoder's reading
     urgent, patient = bot.stance(obs)
     assert urgent.tolist() == [True, False, True]
     assert patient.tolist() == [False, True, False]

@@ -8,7 +8,6 @@ import numpy as np
 
 from experiments.analysis.behaviour import Recorder, measure, sheet_lead
 from hollywood_env import core
-from hollywood_env import observation as O
 from hollywood_env.actions import KNOCK
 from hollywood_env.observation import encode
 from hollywood_env.rules import Rules
@@ -16,12 +15,14 @@ from hollywood_env.rules import Rules
 
 def test_sheet_lead_sums_the_columns_in_play():
     rules = Rules()
-    obs = np.zeros((2, O.observation_size(rules)), dtype=np.float32)
-    base = [O.SHEET_START + O.SHEET_FEATURES * k for k in range(3)]
-    obs[0, base[0]], obs[0, base[0] + 1] = 0.40, 0.10  # +30 points in column 1
-    obs[0, base[1]], obs[0, base[1] + 1] = 0.00, 0.20  # -20 in column 2
-    obs[1, base[2]], obs[1, base[2] + 1], obs[1, base[2] + 4] = 1.00, 0.0, 1.0  # an ended column
-    assert np.allclose(sheet_lead(obs, rules), [10.0 * rules.target / 100, 0.0])
+    state = core.init(2, rules, seed=0)  # two first hands; their scoresheets written as below
+    me = state.current_player.astype(np.int64)
+    columns = state.sheet.columns
+    columns[0, me[0], 0], columns[0, 1 - me[0], 0] = 40, 10  # +30 points in column 1
+    columns[0, 1 - me[0], 1] = 20  # -20 in column 2
+    columns[1, me[1], 2] = 100  # an ended column (won by the viewer) counts nothing
+    state.sheet.game_winner[1, 2] = me[1]
+    assert np.allclose(sheet_lead(encode(state), rules), [10.0 * rules.target / 100, 0.0])
 
 
 def test_recorder_counts_knocks_only_where_legal():
