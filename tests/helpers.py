@@ -217,6 +217,21 @@ def assert_the_seed_decides_the_run(config, tmp_path, lines) -> None:
     assert compare_metrics(lines, read_metrics(run_training(config(tmp_path, "--seed", "1"))[0])) != []
 
 
+def assert_expert_term_taught(run) -> list[dict]:
+    """The metric lines of a tiny 8-update ``run`` with an expert term (``expert_coef`` 5,
+    ``expert_until`` 0.75), checked: the term's coefficient falls linearly over the first 6 updates
+    and is off after them, the agreement with the bot is logged while it is on and rises by more than 0.1."""
+    from experiments.training.run_writer import read_metrics
+
+    lines = read_metrics(run)
+    agreement = [x.get("charts/expert_agreement") for x in lines]
+    assert all(a is not None for a in agreement[:6]) and agreement[6] is None and agreement[7] is None
+    assert [round(x["charts/expert_coef"], 6) for x in lines[:6]] == [5.0, 4.166667, 3.333333, 2.5, 1.666667,
+                                                                      0.833333]
+    assert agreement[5] > agreement[0] + 0.1
+    return lines
+
+
 def stateful_settings(max_examples: int, steps: int):
     """Hypothesis settings for the suite's state machines: deterministic (``derandomize``, no
     example database), no deadline, ``max_examples`` runs of up to ``steps`` calls each."""

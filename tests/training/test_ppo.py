@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 import torch
-from helpers import assert_the_seed_decides_the_run, play_in_engine
+from helpers import assert_expert_term_taught, assert_the_seed_decides_the_run, play_in_engine
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.features import NUM_FEATURES
@@ -140,12 +140,7 @@ def test_expert_term_teaches_the_policy_the_bots_moves(tmp_path, fraction):
                       "--total_steps", str(16 * 32 * 8), "--ppo.update_epochs", "4",
                       "--ppo.expert_fraction", fraction)
     run, _ = run_training(cfg)
-    lines = read_metrics(run)
-    agreement = [x.get("charts/expert_agreement") for x in lines]
-    assert all(a is not None for a in agreement[:6]) and agreement[6] is None and agreement[7] is None
-    assert [round(x["charts/expert_coef"], 6) for x in lines[:6]] == [5.0, 4.166667, 3.333333, 2.5, 1.666667,
-                                                                      0.833333]
-    assert agreement[5] > agreement[0] + 0.1
+    assert_expert_term_taught(run)
 
 
 def test_expert_fraction_labels_a_random_share_of_the_learners_positions(tmp_path):
