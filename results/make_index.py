@@ -78,7 +78,7 @@ DESC = {
  'search/worlds_128_vs_64': '128 worlds against 64 (base `hollywood`), against the `hollywood` bot',
  'search_information': (
      'what limits search: worlds from the true hand, the learned, heuristic and uniform beliefs '
-     '(benchmarks/search_information.py)'),
+     '(experiments/research/search_information.py)'),
  'single_hands': 'single hands of `gin-rummy-simple` (the shipped single-hand PPO and the bots)',
  'tournament_bots': 'round robin of the bots',
  'tournament_search': 'round robin with the search agent',

@@ -35,9 +35,9 @@ class SimpleBot(PhaseBot):
     OpenSpiel's ``BestMeldGroup`` lists first (:func:`openspiel_melded`).
 
     On positions of replayed OpenSpiel games it picks OpenSpiel's move at 100% of 25,321
-    decisions in 1,000 games (95.0% with our own tie-breaks before): ``python
-    benchmarks/openspiel_agreement.py`` (tested in ``tests/agents/test_bots.py`` where OpenSpiel is
-    installed). What can still differ, outside those games or not seen in them:
+    decisions in 1,000 games (95.0% with our own tie-breaks before): ``python -m
+    experiments.research.openspiel_agreement`` (tested in ``tests/agents/test_bots.py`` where
+    OpenSpiel is installed). What can still differ, outside those games or not seen in them:
 
     * "taking the upcard lets us knock" is the least deadwood over the legal discards, where
       OpenSpiel counts the deadwood of its chosen arrangement less its highest card: the two

@@ -243,7 +243,7 @@ class BeliefFeatures:
                              f"these rules have {self.rules.columns}")
 
     #: rows per forward pass of the belief network: larger batches only cost more per row (their
-    #: activations no longer fit in the caches; measured by ``benchmarks/belief_input.py``)
+    #: activations no longer fit in the caches; measured by ``experiments/research/belief_input.py``)
     chunk = 1024
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

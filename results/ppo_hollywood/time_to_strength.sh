@@ -7,7 +7,7 @@ set -euo pipefail
 RUN=${1:?usage: time_to_strength.sh RUN_FOLDER   (runs/ppo_hollywood__0__<time> of the flagship)}
 V1="first flagship: 256 x 256, 3 epochs (configs/ppo_hollywood_v1.yaml)"
 NOW="flagship: 128 x 128, 1 epoch, 10x the data (configs/ppo_hollywood.yaml)"
-.venv/bin/python benchmarks/time_to_strength.py "$RUN" --label "$NOW" --point "$NOW=184:0.737:2000" \
+.venv/bin/python -m experiments.research.time_to_strength "$RUN" --label "$NOW" --point "$NOW=184:0.737:2000" \
   --point "$V1=15.3:0.655:200" --point "$V1=35.5:0.740:200" --point "$V1=66.5:0.645:200" \
   --point "$V1=91.2:0.765:200" --point "$V1=120.6:0.635:200" --point "$V1=136.5:0.725:200" \
   --point "$V1=154.4:0.755:200" --point "$V1=171.3:0.705:200" --point "$V1=172.0:0.741:2000" \

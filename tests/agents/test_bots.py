@@ -255,13 +255,7 @@ def test_simple_agrees_with_openspiel_simple_bot():
     """Replayed OpenSpiel games: our simple bot picks OpenSpiel's move (it did at 95.1% with our
     own tie-breaks; 100% of 25,000 decisions in 1,000 games with OpenSpiel's)."""
     pytest.importorskip("pyspiel")
-    import importlib.util
-    import pathlib
-
-    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_agreement.py"
-    spec = importlib.util.spec_from_file_location("openspiel_agreement", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from experiments.research import openspiel_agreement as mod
     frac, n, per_kind, diffs = mod.agreement(games=30, seed=3, epsilon=0.2)
     assert n > 500 and set(per_kind) == {"upcard", "discard", "knock"}
     assert frac >= 0.99, [mod.describe(o, m, a, b) for o, m, a, b, _ in diffs[:5]]

@@ -1,8 +1,4 @@
-"""benchmarks/openspiel_arena.py: our agents in OpenSpiel's gin_rummy against its simple bot."""
-
-import importlib.util
-import pathlib
-import sys
+"""experiments/research/openspiel_arena.py: our agents in OpenSpiel's gin_rummy against its simple bot."""
 
 import numpy as np
 import pytest
@@ -10,21 +6,10 @@ import pytest
 pytest.importorskip("pyspiel")
 
 from agents.bots import SimpleBot  # noqa: E402
+from experiments.research import openspiel_arena as arena  # noqa: E402
 from hollywood_env import core  # noqa: E402
 from hollywood_env.actions import BIG_GIN, KNOCK, PHASE_DISCARD, TAKE_DISCARD  # noqa: E402
 from hollywood_env.observation import PHASE, observation_size  # noqa: E402
-
-
-def _load():
-    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "openspiel_arena.py"
-    spec = importlib.util.spec_from_file_location("openspiel_arena", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-arena = _load()
 
 
 @pytest.fixture(scope="module")

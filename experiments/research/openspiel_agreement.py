@@ -1,7 +1,7 @@
 """Agreement of our ``simple`` bot with OpenSpiel's ``SimpleGinRummyBot`` on OpenSpiel games.
 
-    python benchmarks/openspiel_agreement.py                 # 400 games (about a minute)
-    python benchmarks/openspiel_agreement.py --games 50 --show 10
+    python -m experiments.research.openspiel_agreement                 # 400 games (about a minute)
+    python -m experiments.research.openspiel_agreement --games 50 --show 10
 
 Plays ``gin_rummy`` games in OpenSpiel (``pip install '.[bench]'``) with OpenSpiel's simple bot in
 both seats (``--epsilon``: each move is uniform random with this probability instead, so that
@@ -18,12 +18,9 @@ differing positions by kind.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from dataclasses import replace
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Cost of the learned belief as network inputs (``ppo.belief_input``) against the features alone.
 
-    python benchmarks/belief_input.py                  # 4,096 rows, 1 torch thread
-    python benchmarks/belief_input.py --rows 256 --threads 2
+    python -m experiments.research.belief_input                  # 4,096 rows, 1 torch thread
+    python -m experiments.research.belief_input --rows 256 --threads 2
 
 Times, in one process with the repetitions interleaved, on Hollywood positions some moves into
 their hands (the simple bot's play): :func:`agents.rl.features.augment` alone (what every network
@@ -19,8 +19,6 @@ import os
 import statistics
 import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

@@ -1,8 +1,8 @@
 """One of our agents against OpenSpiel's ``SimpleGinRummyBot``, in OpenSpiel's own ``gin_rummy``.
 
-    python benchmarks/openspiel_arena.py simple                       # 500 deals, 1,000 hands
-    python benchmarks/openspiel_arena.py ppo-gin-rummy-simple --deals 200 --seed 1
-    python benchmarks/openspiel_arena.py marjj --out results/openspiel_arena_marjj.json
+    python -m experiments.research.openspiel_arena simple                       # 500 deals, 1,000 hands
+    python -m experiments.research.openspiel_arena ppo-gin-rummy-simple --deals 200 --seed 1
+    python -m experiments.research.openspiel_arena marjj --out results/openspiel_arena_marjj.json
 
 What is played: single hands of OpenSpiel's ``gin_rummy`` (``pip install '.[bench]'``; knock
 card 10, gin and undercut bonuses 25) between the agent (any spec of
@@ -74,18 +74,19 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # o
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import asdict, dataclass, field, replace  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 import numpy as np  # noqa: E402
 
 from agents.registry import AgentSpecError, call_policy, make_agent  # noqa: E402
 from experiments.evaluation.stats import cluster_bootstrap, wilson  # noqa: E402
+from experiments.research.openspiel_agreement import (  # noqa: E402  (the card translation)
+    _our_action,  # an OpenSpiel draw / pass / discard -> ours
+    card_from_openspiel,
+)
 from hollywood_env import core  # noqa: E402
 from hollywood_env import melds as M  # noqa: E402
 from hollywood_env.actions import (  # noqa: E402
@@ -101,21 +102,6 @@ from hollywood_env.actions import (  # noqa: E402
 from hollywood_env.cards import CARD_VALUES  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 from hollywood_env.rules import Rules  # noqa: E402
-
-
-def _load_agreement():
-    """benchmarks/openspiel_agreement.py (the card translation), loaded from its path as the
-    tests load it: the benchmarks folder is not a package."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openspiel_agreement.py")
-    spec = importlib.util.spec_from_file_location("openspiel_agreement", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_agreement = _load_agreement()
-card_from_openspiel = _agreement.card_from_openspiel
-_our_action = _agreement._our_action  # an OpenSpiel draw / pass / discard -> ours
 
 #: the rules the agent is built for (what our single-hand agents train on)
 AGENT_RULES = Rules.preset("gin-rummy-simple")

@@ -1,6 +1,6 @@
 """What limits the ``search`` agent: the value of knowing the opponent's hand.
 
-    python benchmarks/search_information.py --pairs 100      # single hands against simple
+    python -m experiments.research.search_information --pairs 100      # single hands against simple
 
 Plays single hands (duplicate deals) of the search agent against ``simple`` with the worlds built
 four ways, and with draws and knocks searched or not (``--moves``):
@@ -31,8 +31,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 

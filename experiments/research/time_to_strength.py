@@ -1,6 +1,6 @@
 """Time to strength: a training run's match win rate against a bot over the CPU-minutes it took.
 
-    python benchmarks/time_to_strength.py runs/ppo_hollywood__0__<time> --label flagship \\
+    python -m experiments.research.time_to_strength runs/ppo_hollywood__0__<time> --label flagship \\
         --point "previous config=50:0.583:2000" --bot simple --cores 2 \\
         --out results/ppo_hollywood/time_to_strength.png
 
@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from experiments.evaluation.stats import wilson  # noqa: E402
 
