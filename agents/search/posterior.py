@@ -28,7 +28,7 @@ For a decision of the viewer:
 
 :class:`PosteriorSearch` is the ``search`` agent with its worlds drawn from this posterior (learned
 proposals weighted by the likelihood, then resampled): an experiment that knows the opponent, not
-an agent spec. The measurements are ``benchmarks/belief_posterior.py`` (the top-k share against
+an agent spec. The measurements are ``experiments/research/belief_posterior.py`` (the top-k share against
 the learned belief) and ``experiments/research/search_information.py`` (hands won with these worlds).
 """
 

@@ -13,6 +13,9 @@ benchmarks live in ``benchmarks/``). Each module is a script with an argparse ``
   the share of the opponent's unknown cards each belief puts in its hand;
 - :mod:`experiments.research.belief_input`: the cost of the learned belief as network inputs
   (``ppo.belief_input``) against the derived features alone, per call and per row;
+- :mod:`experiments.research.belief_posterior`: the best belief there can be against a known
+  opponent, the Bayesian posterior given the bot's own policy, estimated by importance sampling
+  (the estimator: :mod:`agents.search.posterior`), against the learned belief;
 - :mod:`experiments.research.time_to_strength`: a training run's match win rate against a bot over
   the CPU-minutes it took (read from the run's TensorBoard events).
 """

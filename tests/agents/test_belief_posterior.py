@@ -1,4 +1,4 @@
-"""agents/search/posterior.py (measured by benchmarks/belief_posterior.py): the opponent's
+"""agents/search/posterior.py (measured by experiments/research/belief_posterior.py): the opponent's
 earlier hands rebuilt backwards, and the worlds the posterior draws, stay consistent with what the
 viewer saw at every step."""
 

@@ -23,7 +23,7 @@ discards), for the learned belief and for each estimate of the posterior, pooled
 decisions as ``hollywood belief evaluate`` pools it (``belief_train.metrics``), and the effective
 number of worlds (``(sum w)^2 / sum w^2``).
 
-    .venv/bin/python benchmarks/belief_posterior.py --opponent simple --games 300 --seed 7
+    .venv/bin/python -m experiments.research.belief_posterior --opponent simple --games 300 --seed 7
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def main() -> None:
     probs = {k: np.asarray(v) for k, v in probs.items()}
     labels, unseens = np.asarray(labels), np.asarray(unseens)
     flags = [f"--{k} {v}" for k, v in vars(args).items() if k != "out" and v is not None]
-    lines = [f"`.venv/bin/python benchmarks/belief_posterior.py {' '.join(flags)}`",
+    lines = [f"`.venv/bin/python -m experiments.research.belief_posterior {' '.join(flags)}`",
              "",
              f"{len(records)} decisions of `{args.viewer}` against `{args.opponent}` (first hands of {args.games} "
              f"Hollywood matches); {W} worlds x {R} histories, eps {args.eps}; the model makes {agreement:.1%} of the "
