@@ -54,6 +54,9 @@ DESC = {
  'ppo_gin_rummy': (
      'the EAAI-game PPO (configs/ppo_gin_rummy.yaml): both training seeds\' configs and metrics,'
      ' evaluations, games against `search`'),
+ 'ppo_gin_rummy/run_1800_seed0': (
+     'configs/ppo_gin_rummy_1800.yaml, seed 0, in progress: the run folder with its latest checkpoint, to'
+     ' continue with `hollywood train --resume` after copying it to runs/'),
  'ppo_hollywood': (
      'the PPO flagship configs: the previous config\'s three seeds, without imitation '
      '(`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-'
