@@ -95,7 +95,7 @@ import numpy as np
 from agents.registry import AgentSpecError, PolicyContext
 from hollywood_env import observation as O
 from hollywood_env.actions import NUM_ACTIONS, PHASE_NAMES, action_name
-from hollywood_env.cards import NUM_CARDS, format_card, sort_cards
+from hollywood_env.cards import NUM_CARDS, format_card
 from hollywood_env.history import decode_events
 from hollywood_env.rules import Rules, resolve_rules
 from hollywood_env.sampling import SeedLike, int_seed
@@ -138,66 +138,109 @@ def _short(text: Any, limit: int = 200) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
-def _cards(plane: np.ndarray) -> list[str]:
-    return [_CARD_NAMES[c] for c in sort_cards(np.flatnonzero(plane > 0.5).tolist())]
+_NAMES_ARRAY = np.array(_CARD_NAMES, dtype=object)
+_PLAYERS = ("you", "opponent")
+#: per seat, per event code (hollywood_env.history.event_code): (player, event, card) seen by that seat
+_EVENT_PARTS = tuple(
+    tuple((_PLAYERS[int(a != seat)], _EVENT_NAMES[k], _CARD_NAMES[c])
+          for a, k, c in zip(*(x.tolist() for x in decode_events(np.arange(2 * len(_EVENT_NAMES) * NUM_CARDS))),
+                             strict=True))
+    for seat in (0, 1))
+_CARD_PLANES = (O.HAND, O.OPP_KNOWN, O.OPP_DISCARDED, O.OWN_DISCARDED)
 
 
-def _pile(plane: np.ndarray) -> list[str]:
-    cards = np.flatnonzero(plane > 0)
-    return [_CARD_NAMES[c] for c in cards[np.argsort(plane[cards], kind="stable")]]
+def _split(flags: np.ndarray, names) -> list[list]:
+    """Per row of the boolean matrix ``flags (m, k)``: the ``names`` of its true columns, in order."""
+    rows, cols = np.nonzero(flags)
+    picked = [names[c] for c in cols.tolist()]
+    ends = np.cumsum(np.bincount(rows, minlength=flags.shape[0])).tolist()
+    return [picked[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def _history(log: np.ndarray, size: int, seat: int) -> list[dict]:
-    actor, kind, card = decode_events(np.asarray(log[:size]))
-    return [{"player": "you" if a == seat else "opponent", "event": _EVENT_NAMES[k], "card": _CARD_NAMES[c]}
-            for a, k, c in zip(actor.tolist(), kind.tolist(), card.tolist(), strict=True) if a >= 0]
+def _piles(planes: np.ndarray) -> list[list[str]]:
+    """Per row of the pile planes ``(n, 52)``: the cards on the pile, bottom to top (by depth)."""
+    on = planes > 0
+    order = np.argsort(np.where(on, planes, np.inf), axis=1, kind="stable")
+    names = _NAMES_ARRAY[order].tolist()
+    return [row[:k] for row, k in zip(names, on.sum(axis=1).tolist(), strict=True)]
 
 
-def _scoresheet(obs_row: np.ndarray, rules: Rules) -> dict:
-    f = obs_row[O.sheet_slice(rules)].reshape(rules.columns, O.SHEET_FEATURES).astype(np.float64)
-    pts = np.rint(f[:, :2] * rules.target).astype(int)
-    won = np.rint(f[:, 7:9] * 10).astype(int)
-    winner = [("you" if f[k, 5] > 0.5 else "opponent") if f[k, 4] > 0.5 else None for k in range(rules.columns)]
-    return {"target": int(rules.target),
-            "points": {"you": pts[:, 0].tolist(), "opponent": pts[:, 1].tolist()},
-            "opened": {"you": (f[:, 2] > 0.5).tolist(), "opponent": (f[:, 3] > 0.5).tolist()},
-            "hands_won": {"you": won[:, 0].tolist(), "opponent": won[:, 1].tolist()},
-            "winner": winner}
+def _histories(context: PolicyContext) -> list[list[dict]]:
+    """Per row: the public events of the hand (module docstring), seen by the row's seat."""
+    log = np.asarray(context.log)
+    sizes = np.asarray(context.log_size, dtype=np.int64)
+    valid = (np.arange(log.shape[1]) < sizes[:, None]) & (log >= 0)
+    rows, cols = np.nonzero(valid)
+    flat = log[rows, cols].astype(np.int64).tolist()
+    ends = np.cumsum(np.bincount(rows, minlength=log.shape[0])).tolist()
+    out = []
+    for seat, a, b in zip(np.asarray(context.seats).tolist(), [0, *ends[:-1]], ends, strict=True):
+        parts = _EVENT_PARTS[seat]
+        out.append([{"player": p, "event": e, "card": c} for p, e, c in (parts[code] for code in flat[a:b])])
+    return out
+
+
+def _scoresheets(obs: np.ndarray, rules: Rules) -> list[dict]:
+    n = obs.shape[0]
+    f = obs[:, O.sheet_slice(rules)].reshape(n, rules.columns, O.SHEET_FEATURES).astype(np.float64)
+    pts = np.rint(f[:, :, :2] * rules.target).astype(int).transpose(0, 2, 1).tolist()
+    won = np.rint(f[:, :, 7:9] * 10).astype(int).transpose(0, 2, 1).tolist()
+    opened = (f[:, :, 2:4] > 0.5).transpose(0, 2, 1).tolist()
+    decided, mine = (f[:, :, 4] > 0.5).tolist(), (f[:, :, 5] > 0.5).tolist()
+    target = int(rules.target)
+    return [{"target": target,
+             "points": {"you": p[0], "opponent": p[1]},
+             "opened": {"you": o[0], "opponent": o[1]},
+             "hands_won": {"you": w[0], "opponent": w[1]},
+             "winner": [("you" if m else "opponent") if d else None for d, m in zip(dd, mm, strict=True)]}
+            for p, o, w, dd, mm in zip(pts, opened, won, decided, mine, strict=True)]
 
 
 def decision_messages(obs: np.ndarray, mask: np.ndarray, rules: Rules,
                       context: PolicyContext | None = None) -> list[dict]:
     """The DECISION objects of one request (module docstring), from the policy call's inputs
-    only: observations ``(n, D)``, legal masks ``(n, 108)`` and the public context (if given)."""
+    only: observations ``(n, D)``, legal masks ``(n, 108)`` and the public context (if given).
+    Built for the whole batch at once (a few numpy calls per field, then Python lists)."""
     obs, mask = np.asarray(obs, dtype=np.float32), np.asarray(mask, dtype=bool)
     n = obs.shape[0]
     if obs.shape[1:] != (O.observation_size(rules),) or mask.shape != (n, NUM_ACTIONS):
         raise ValueError(f"observations {obs.shape} and masks {mask.shape} do not fit the rules "
                          f"(expected (n, {O.observation_size(rules)}) and (n, {NUM_ACTIONS}))")
-    out = []
-    for i in range(n):
-        row = obs[i]
-        seat = None if context is None else int(context.seats[i])
-        hand_number = int(context.hand_number[i]) if context is not None else int(round(row[O.HAND_NUMBER] * 100))
-        out.append({
-            "game": int(context.games[i]) if context is not None else i,
-            "seat": seat,
-            "phase": PHASE_NAMES[int(np.argmax(row[O.PHASE]))],
-            "hand": _cards(row[O.HAND]),
-            "pile": _pile(row[O.PILE]),
-            "stock": int(round(row[O.STOCK] * 31)),
-            "dealer": "you" if row[O.IS_DEALER] > 0.5 else "opponent",
-            "knock_limit": int(round(row[O.KNOCK_LIMIT] * 10)),
-            "doubled": bool(row[O.DOUBLED] > 0.5),
-            "hand_number": hand_number,
-            "opponent_known": _cards(row[O.OPP_KNOWN]),
-            "opponent_discarded": _cards(row[O.OPP_DISCARDED]),
-            "own_discarded": _cards(row[O.OWN_DISCARDED]),
-            "history": None if context is None else _history(context.log[i], int(context.log_size[i]), seat),
-            "scoresheet": _scoresheet(row, rules),
-            "legal": [ACTION_NAMES[a] for a in np.flatnonzero(mask[i])],
-        })
-    return out
+    if n == 0:
+        return []
+    cards = _split(np.stack([obs[:, plane] for plane in _CARD_PLANES], axis=1).reshape(4 * n, NUM_CARDS) > 0.5,
+                   _CARD_NAMES)
+    piles = _piles(obs[:, O.PILE])
+    legal = _split(mask, ACTION_NAMES)
+    sheets = _scoresheets(obs, rules)
+    phases = [PHASE_NAMES[p] for p in np.argmax(obs[:, O.PHASE], axis=1).tolist()]
+    stock = np.rint(obs[:, O.STOCK] * 31).astype(int).tolist()
+    dealer = ["you" if d else "opponent" for d in (obs[:, O.IS_DEALER] > 0.5).tolist()]
+    knock_limit = np.rint(obs[:, O.KNOCK_LIMIT] * 10).astype(int).tolist()
+    doubled = (obs[:, O.DOUBLED] > 0.5).tolist()
+    if context is None:
+        games, seats, histories = list(range(n)), [None] * n, [None] * n
+        hand_number = np.rint(obs[:, O.HAND_NUMBER] * 100).astype(int).tolist()
+    else:
+        games, seats = np.asarray(context.games).tolist(), np.asarray(context.seats).tolist()
+        hand_number, histories = np.asarray(context.hand_number).tolist(), _histories(context)
+    return [{"game": int(games[i]),
+             "seat": None if seats[i] is None else int(seats[i]),
+             "phase": phases[i],
+             "hand": cards[4 * i],
+             "pile": piles[i],
+             "stock": stock[i],
+             "dealer": dealer[i],
+             "knock_limit": knock_limit[i],
+             "doubled": doubled[i],
+             "hand_number": int(hand_number[i]),
+             "opponent_known": cards[4 * i + 1],
+             "opponent_discarded": cards[4 * i + 2],
+             "own_discarded": cards[4 * i + 3],
+             "history": histories[i],
+             "scoresheet": sheets[i],
+             "legal": legal[i]}
+            for i in range(n)]
 
 
 def _parse_command(arg: str) -> tuple[list[str], float]:
