@@ -5,12 +5,13 @@
     hollywood tournament AGENT AGENT ... [--matches N] [...same options...] [--out DIR] [--no-plot]
 
     hollywood tournament ... --ray [--ray-address ADDR]   (the pairings as parallel Ray tasks)
+    hollywood benchmark SPEC [--quick] [--rules GAME] [--seed S] [--out DIR] [--json]   (against the standard panel)
 
     hollywood train CONFIG [...]        hollywood reproduce RUN_DIR | models/NAME.pt
     hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (Ray Tune)
     hollywood quickstart | sb3-train | belief | equity | ship | publish | behaviour | play | replay | play-results
 
-Every command has ``--help``. ``evaluate`` and ``tournament`` are parsed here; every other command
+Every command has ``--help``. ``evaluate``, ``tournament`` and ``benchmark`` are parsed here; every other command
 hands the rest of its command line to a function of the module that does the job, which parses it
 (:data:`PASSTHROUGH`).
 
@@ -261,6 +262,21 @@ def _run_tournament(args) -> int:
     return 0
 
 
+# --- benchmark -----------------------------------------------------------------------------------
+
+
+def _add_benchmark(p):
+    from experiments.evaluation.benchmark import add_arguments
+
+    add_arguments(p)
+
+
+def _run_benchmark(args) -> int:
+    from experiments.evaluation.benchmark import run_command
+
+    return run_command(args)
+
+
 add_passthrough("train", "train a PPO or DQN agent from a YAML config", "experiments.training.train:train_main")
 add_passthrough("reproduce", "re-run a run folder's config and compare the metrics, or retrain a shipped model "
                 "(models/NAME.pt) and check its card's intervals", "experiments.release.ship:reproduce_main")
@@ -290,6 +306,8 @@ add_passthrough("play-results", "the human's results per opponent from a folder 
 add_command("evaluate", "head-to-head of two agents with duplicate deals and 95% intervals", _add_evaluate, _run_evaluate)
 add_command("tournament", "round robin: pairwise win rates, ratings, CSV/JSON/Markdown/heatmap", _add_tournament,
             _run_tournament)
+add_command("benchmark", "one agent against the standard panel on Hollywood matches and EAAI games: win rates with "
+            "95% intervals and a rating on the panel's Elo scale", _add_benchmark, _run_benchmark)
 
 
 def package_version() -> str:

@@ -45,6 +45,9 @@ DESC = {
      'training ablations of the PPO configs (minibatches, the single-hand baseline and '
      'privileged critic, the belief as an input, the card-plane encoder); its README.md lists '
      'the runs'),
+ 'benchmark': (
+     'the panel of `hollywood benchmark`: its round robins and published ratings on each game '
+     '(`panel_hollywood.json`, `panel_eaai.json`), each with the command that made it'),
  'belief': (
      'the learned belief over the opponent\'s hand: held-out metrics, architectures, the '
      'Bayesian posterior given a bot\'s policy'),
