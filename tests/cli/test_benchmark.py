@@ -223,3 +223,15 @@ def bp_plan(rules, quick):
     from experiments.evaluation.benchmark import plan_games
 
     return plan_games(rules, quick, None, None, None)
+
+
+def test_a_panel_member_benchmarked_gets_about_its_published_rating(capsys):
+    """``simple`` played against four other members of the published EAAI panel, on other deals
+    than the panel's: its published rating lies inside the interval of the benchmark's."""
+    code, text, _ = _run(capsys, ["benchmark", "simple", "--rules", "eaai", "--games", "200", "--opponents",
+                                  "random,neller,hollywood,marjj", "--json", "-q"])
+    assert code == 0
+    rating = json.loads(text)["games"][0]["rating"]
+    published = {row["agent"]: row["elo"] for row in bp.load_panel("eaai")["ratings"]}["simple"]
+    assert rating["elo_low"] < published < rating["elo_high"]
+    assert rating["elo_high"] - rating["elo_low"] < 100  # narrow enough for the check to mean something
