@@ -9,7 +9,8 @@
 
     hollywood train CONFIG [...]        hollywood reproduce RUN_DIR | models/NAME.pt
     hollywood sweep CONFIG --seeds 0-4 [--grid KEY=V1,V2 ...] [...]   (Ray Tune)
-    hollywood quickstart | sb3-train | belief | equity | ship | publish | behaviour | play | replay | play-results
+    hollywood quickstart | sb3-train | belief | equity | ship | publish | behaviour | exploit | play | replay
+    hollywood play-results
 
 Every command has ``--help``. ``evaluate``, ``tournament`` and ``benchmark`` are parsed here; every other command
 hands the rest of its command line to a function of the module that does the job, which parses it
@@ -298,6 +299,8 @@ add_passthrough("rllib-export", "export an RLlib checkpoint's policy as a weight
                 "agent spec (needs the rllib extra)", "experiments.release.rllib_export:main")
 add_passthrough("behaviour", "how agents play: knock timing, gin chasing and play by sheet lead, from their own "
                 "decisions", "experiments.analysis.behaviour:main")
+add_passthrough("exploit", "train a best response to a frozen agent and measure what it wins: a lower bound on "
+                "its exploitability", "experiments.evaluation.exploit:main")
 add_passthrough("play", "play against any agent in the browser (needs the play extra)",
                 "experiments.play.commands:play_main")
 add_passthrough("replay", "print a game log of `hollywood play` hand by hand", "experiments.play.commands:replay_main")

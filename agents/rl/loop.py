@@ -81,6 +81,38 @@ def make_expert(name: str | None, rules: Rules | str | None, seed: int | np.rand
     return expert
 
 
+def initial_weights(spec: str, key: str = "ppo.init") -> dict:
+    """The checkpoint ``spec`` names, for a network to start from: a shipped model's name
+    (``ppo-hollywood``), ``ppo:PATH``, or a checkpoint file or run folder ``PATH``; a ValueError,
+    naming the config ``key``, when it names no PPO checkpoint."""
+    from agents.checkpoint import load_checkpoint
+    from agents.paths import MODELS_DIR
+    from agents.registry import SHIPPED_MODELS
+
+    path = MODELS_DIR / f"{SHIPPED_MODELS[spec]}.pt" if spec in SHIPPED_MODELS else spec.removeprefix("ppo:")
+    try:
+        return load_checkpoint(path, expect_algo="ppo")
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{key} {spec!r}: {e} (give a shipped PPO model's name, such as ppo-hollywood, "
+                         f"ppo:PATH or a checkpoint path)") from None
+
+
+def load_initial_weights(net: torch.nn.Module, spec: str, key: str = "ppo.init") -> None:
+    """Start ``net`` from the weights of the checkpoint ``spec`` (:func:`initial_weights`); a
+    ValueError when that network has another shape than ``net``."""
+    model = initial_weights(spec, key)["model"]
+    own = net.state_dict()
+    if set(model) != set(own) or any(tuple(model[k].shape) != tuple(own[k].shape) for k in own):
+        raise ValueError(f"{key} {spec!r}: its network ({_first_shapes(model)}, ...) does not have this config's "
+                         f"shape ({_first_shapes(own)}, ...); set ppo.hidden, encoder, belief_input and "
+                         f"privileged_critic as it was trained")
+    net.load_state_dict({name: torch.as_tensor(w) for name, w in model.items()})
+
+
+def _first_shapes(state_dict: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name} {tuple(w.shape)}" for name, w in list(state_dict.items())[:2])
+
+
 def match_win_rate(result: PairingResult) -> float:
     """A's share of finished matches (draws count half); per-hand results: of hands won."""
     if result.per_hand:
@@ -239,6 +271,9 @@ class TrainingRun:
         section = self.learner.config
         # a bad expert name fails here, before any worker starts
         make_expert(section.expert, self.rules, 0, key=f"{self.learner.section}.expert")
+        self.init = getattr(section, "init", None)  # weights to start from (a fresh run only)
+        if self.init:
+            initial_weights(self.init, f"{self.learner.section}.init")
         self.start_update, self.global_step = 1, 0
         self.additions: list[tuple[str, dict]] = []  # promoted since the last rollout
         self.collector: Any = None
@@ -338,6 +373,8 @@ class TrainingRun:
         from agents.rl.collectors import open_collector
         from agents.rl.stopping import RunGuard
 
+        if resume_from is None and self.init:
+            load_initial_weights(self.learner.net, self.init, f"{self.learner.section}.init")
         collector_state = self.resume(resume_from) if resume_from is not None else None
         self.collector = open_collector(self.learner.shard, self.cfg, self.learner.net, self.league,
                                         self.start_update, collector_state)

@@ -87,6 +87,10 @@ class PPOConfig:
     # generator (the term averages over the labelled ones): each label costs a bot decision, so a
     # share below 1 makes the imitation phase's rollouts cheaper
     expert_fraction: float = 1.0
+    # the weights the network starts from (a fresh run only; --resume restores its own): a shipped
+    # model's name (ppo-hollywood), ppo:PATH, or a PPO checkpoint / run folder; its network must
+    # have this section's shape (hidden, encoder, belief_input, privileged_critic). None: random
+    init: str | None = None
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
