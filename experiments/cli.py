@@ -273,9 +273,14 @@ def _add_benchmark(p):
 
 
 def _run_benchmark(args) -> int:
-    from experiments.evaluation.benchmark import run_command
+    from experiments.evaluation.benchmark import BenchmarkError, run_command
 
-    return run_command(args)
+    if args.out:
+        _check_out_dir(args.out)
+    try:
+        return run_command(args, lambda total: _progress(total, f"benchmark {args.agent}", args.quiet))
+    except BenchmarkError as e:
+        raise CLIError(str(e)) from None
 
 
 add_passthrough("train", "train a PPO or DQN agent from a YAML config", "experiments.training.train:train_main")

@@ -12,6 +12,10 @@ scale.
 Game counts per opponent (:data:`FULL_GAMES`, :data:`SLOW_GAMES`, :data:`QUICK_GAMES`): the full
 benchmark plays 400 games against each member and 100 against ``search`` (2,500 games per game
 type); ``--quick`` plays 100 against each and leaves ``search`` out, which the report says.
+
+``--exploit DECISIONS`` adds a line per game: what a PPO best response trained against SPEC for
+that budget wins against it (:func:`experiments.evaluation.exploit.run_exploit`), a lower bound on
+SPEC's exploitability.
 """
 
 from __future__ import annotations
@@ -111,7 +115,19 @@ def game_report(spec: str, rules: str, results: dict, left_out: list, seed: int,
     }
 
 
-def benchmark_command(spec: str, rules: str, quick: bool, games, slow_games, seed: int, opponents) -> str:
+def exploit_line(spec: str, rules: str, decisions: int, seed: int, games: int, progress: bool) -> dict:
+    """What a PPO best response trained for ``decisions`` decisions against SPEC wins against it
+    (:func:`experiments.evaluation.exploit.run_exploit`): a lower bound on SPEC's exploitability."""
+    from experiments.evaluation.exploit import run_exploit
+
+    r = run_exploit(spec, rules, decisions, seed, None, games=games, progress=progress)
+    return {"decisions": r["decisions"], "games": r["games"], "seed": seed, "eval_seed": r.get("eval_seed"),
+            "metrics": r["metrics"], "best_response": r.get("best_response"),
+            "command": f"hollywood exploit {spec} --rules {rules} --decisions {decisions} --seed {seed} --games {games}"}
+
+
+def benchmark_command(spec: str, rules: str, quick: bool, games, slow_games, seed: int, opponents,
+                      exploit: int | None = None) -> str:
     """The command line that makes this report (every choice that changes a figure, the seed included)."""
     import shlex
 
@@ -126,19 +142,22 @@ def benchmark_command(spec: str, rules: str, quick: bool, games, slow_games, see
         words += ["--slow-games", str(slow_games)]
     if opponents is not None:
         words += ["--opponents", ",".join(opponents)]
+    if exploit is not None:
+        words += ["--exploit", str(exploit)]
     return shlex.join(words + ["--seed", str(seed)])
 
 
 def run_benchmark(spec: str, rules: str = "both", quick: bool = False, games: int | None = None,
                   slow_games: int | None = None, seed: int = DEFAULT_SEED, opponents: list[str] | None = None,
-                  panel_dir=None, skip: dict | None = None, progress=None) -> dict:
+                  panel_dir=None, skip: dict | None = None, progress=None, exploit: int | None = None) -> dict:
     """Play SPEC against the panel and return the report (see :func:`format_report`). ``skip``:
-    ``{rules: why}`` game types SPEC does not play (they are named in the report)."""
-    from experiments.cli import package_version
+    ``{rules: why}`` game types SPEC does not play (they are named in the report). ``exploit``:
+    also train a best response to SPEC for this many decisions on each game (:func:`exploit_line`)."""
+    from hollywood_env import __version__
 
     skip = skip or {}
-    report = {"agent": spec, "command": benchmark_command(spec, rules, quick, games, slow_games, seed, opponents),
-              "seed": seed, "version": package_version(), "mode": "quick" if quick else "full",
+    report = {"agent": spec, "command": benchmark_command(spec, rules, quick, games, slow_games, seed, opponents, exploit),
+              "seed": seed, "version": __version__, "mode": "quick" if quick else "full",
               "games_per_opponent": {"default": 2 * _n_pairs(games or (QUICK_GAMES if quick else FULL_GAMES)),
                                      "slow": None if quick else 2 * _n_pairs(slow_games or SLOW_GAMES)},
               "games": [], "skipped": [{"rules": r, "why": why} for r, why in skip.items()]}
@@ -148,6 +167,9 @@ def run_benchmark(spec: str, rules: str = "both", quick: bool = False, games: in
         plan, left_out = plan_games(r, quick, games, slow_games, opponents)
         results = play_against_panel(spec, r, plan, seed, progress)
         report["games"].append(game_report(spec, r, results, left_out, seed, panel_dir))
+        if exploit:
+            n = 2 * _n_pairs(games or (QUICK_GAMES if quick else FULL_GAMES))
+            report["games"][-1]["exploit"] = exploit_line(spec, r, exploit, seed, n, progress is not None)
     report["games_played"] = int(sum(g["games_played"] for g in report["games"]))
     return report
 
@@ -231,6 +253,12 @@ def format_report(report: dict) -> str:
             lines.append(f"| `{row['opponent']}` | {_elo(row['panel_elo'])} | {_pct(row['won'])} | "
                          f"{_pts(row['points_per_hand'])} | {row['games']:,} |")
         lines += [""] + _rating_lines(spec, g)
+        if g.get("exploit"):
+            e = g["exploit"]
+            lines += ["", f"**Exploitability** (a lower bound): a PPO best response trained for {e['decisions']:,} "
+                          f"decisions against `{spec}` wins {_pct(e['metrics']['match_win_rate'])} of the {e['games']:,} "
+                          f"{unit} it finished against it, {_pts(e['metrics']['points_per_hand'])} points per hand "
+                          f"(`{e['command']}`)."]
         trunc = sum(row["truncated"] for row in g["opponents"])
         if trunc:
             lines += ["", f"{trunc} {unit} were truncated at 5000 decisions and are left out of the rates."]
@@ -261,11 +289,18 @@ def add_arguments(p) -> None:
     p.add_argument("--opponents", default=None, metavar="A,B,...",
                    help="play only these members of the panel (comma-separated); the others are named as left out")
     p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"seed of the deals and agents (default {DEFAULT_SEED})")
+    p.add_argument("--exploit", type=int, default=None, metavar="DECISIONS",
+                   help="also train a PPO best response to SPEC for this many decisions on each game (as hollywood "
+                        "exploit) and report what it wins against SPEC: a lower bound on its exploitability")
     p.add_argument("--panel-dir", default=None, metavar="DIR",
                    help="folder of the published panel files panel_<rules>.json (default: results/benchmark/)")
     p.add_argument("--out", metavar="DIR", help="also write report.md and report.json here")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the Markdown")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+class BenchmarkError(ValueError):
+    """A bad option of ``hollywood benchmark`` (the command line prints it as one line, exit status 2)."""
 
 
 def _seed(text: str) -> int:
@@ -277,16 +312,15 @@ def _seed(text: str) -> int:
 def _check_args(args) -> tuple[list[str] | None, dict]:
     """The checks made before anything is played: ``(opponents, {rules SPEC cannot play: why})``."""
     from agents.registry import make_agent
-    from experiments.cli import CLIError, _check_out_dir
     from experiments.config.loader import suggest
 
     if args.rules not in RULES_CHOICES:
-        raise CLIError(f"--rules: unknown game {args.rules!r}; valid: {', '.join(RULES_CHOICES)}"
+        raise BenchmarkError(f"--rules: unknown game {args.rules!r}; valid: {', '.join(RULES_CHOICES)}"
                        f"{suggest(args.rules, RULES_CHOICES)}")
     for name in ("games", "slow_games"):
         value = getattr(args, name)
         if value is not None and value < 2:
-            raise CLIError(f"--{name.replace('_', '-')} must be at least 2 (one duplicate pair), got {value}")
+            raise BenchmarkError(f"--{name.replace('_', '-')} must be at least 2 (one duplicate pair), got {value}")
     selected = list(PANELS) if args.rules == "both" else [args.rules]
     members = [m for r in selected for m in PANELS[r]]
     opponents = None
@@ -294,10 +328,8 @@ def _check_args(args) -> tuple[list[str] | None, dict]:
         opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
         bad = [o for o in opponents if o not in members]
         if bad or not opponents:
-            raise CLIError(f"--opponents: {', '.join(map(repr, bad)) or 'none given'} not in the panel; valid: "
+            raise BenchmarkError(f"--opponents: {', '.join(map(repr, bad)) or 'none given'} not in the panel; valid: "
                            f"{', '.join(dict.fromkeys(members))}{suggest(bad[0], members) if bad else ''}")
-    if args.out:
-        _check_out_dir(args.out)
     skip, errors = {}, []
     for r in selected:
         try:
@@ -306,23 +338,30 @@ def _check_args(args) -> tuple[list[str] | None, dict]:
             skip[r] = str(e)
             errors.append(str(e))
     if len(skip) == len(selected):
-        raise CLIError(errors[0])
+        raise BenchmarkError(errors[0])
+    if args.exploit is not None:
+        from experiments.evaluation.exploit import exploit_config
+
+        for r in (r for r in selected if r not in skip):
+            try:
+                exploit_config(args.agent, r, args.exploit, args.seed, None, progress=False)
+            except (ValueError, OSError) as e:
+                raise BenchmarkError(f"--exploit: {str(e).replace('--decisions ', '')}") from None
     return opponents, skip
 
 
-def run_command(args) -> int:
-    """``hollywood benchmark``: check, play, print and write."""
-    from experiments.cli import _progress
-
+def run_command(args, progress_bar=None) -> int:
+    """``hollywood benchmark``: check (a :class:`BenchmarkError` for a bad option), play, print and
+    write. ``progress_bar(total)``: a bar for the games to play, or None."""
     opponents, skip = _check_args(args)
     total = 0
     for r in (PANELS if args.rules == "both" else [args.rules]):
         if r not in skip:
             total += sum(plan_games(r, args.quick, args.games, args.slow_games, opponents)[0].values())
-    bar = _progress(total, f"benchmark {args.agent}", args.quiet)
+    bar = progress_bar(total) if progress_bar else None
     try:
         report = run_benchmark(args.agent, args.rules, args.quick, args.games, args.slow_games, args.seed, opponents,
-                               args.panel_dir, skip, progress=bar)
+                               args.panel_dir, skip, progress=bar, exploit=args.exploit)
     finally:
         if bar is not None:
             bar.close()

@@ -221,7 +221,7 @@ def fit_panel(members: list[str], pairings: list[dict], seed: int, n_boot: int =
 
 
 def main(argv: list[str] | None = None) -> int:
-    from experiments.cli import package_version
+    from hollywood_env import __version__
 
     p = argparse.ArgumentParser(prog="python -m experiments.evaluation.benchmark_panel",
                                 description="Play the benchmark panel's round robin and write its published ratings "
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     panel = {
         "rules": args.rules, "members": members, "left_out": left_out, "seed": args.seed,
         "games_per_pairing": args.games, "slow_games_per_pairing": args.slow_games, "slow_members": list(SLOW),
-        "unit": "match" if args.rules == "hollywood" else "game", "command": command, "version": package_version(),
+        "unit": "match" if args.rules == "hollywood" else "game", "command": command, "version": __version__,
         "rating_method": "Bradley-Terry on every result (win 1, draw 1/2), one virtual draw per pairing as prior, Elo "
                          "scale (400/ln 10 per unit), information-weighted mean 0; 95% interval: the union of a percentile "
                          "bootstrap over the duplicate pairs (300 resamples) and the observed-information interval",

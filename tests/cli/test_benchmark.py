@@ -235,3 +235,33 @@ def test_a_panel_member_benchmarked_gets_about_its_published_rating(capsys):
     published = {row["agent"]: row["elo"] for row in bp.load_panel("eaai")["ratings"]}["simple"]
     assert rating["elo_low"] < published < rating["elo_high"]
     assert rating["elo_high"] - rating["elo_low"] < 100  # narrow enough for the check to mean something
+
+
+def test_exploit_adds_a_line_per_game(capsys, panel_dir, monkeypatch):
+    """--exploit DECISIONS hands SPEC, each game's rules, the budget and the seed to run_exploit
+    (stood in for here: training is hollywood exploit's own test) and prints what it won."""
+    from experiments.evaluation import exploit
+
+    calls = []
+
+    def fake(target, rules, decisions, seed, start, games=1000, progress=True):
+        calls.append((target, rules, decisions, seed, start, games))
+        est = {"value": 0.75, "low": 0.3, "high": 0.95, "n": games}
+        return {"decisions": decisions, "games": games, "eval_seed": seed + 1, "best_response": "ppo:br.pt",
+                "metrics": {"match_win_rate": est, "points_per_hand": {**est, "value": 4.0, "low": 1.0, "high": 7.0}}}
+
+    monkeypatch.setattr(exploit, "run_exploit", fake)
+    code, text, _ = _run(capsys, ["benchmark", "random", "--games", "2", "--opponents", "simple", "--exploit", "40000",
+                                  "--panel-dir", str(panel_dir), "-q"])
+    assert code == 0
+    assert calls == [("random", "hollywood", 40000, 5200, None, 2), ("random", "eaai", 40000, 5200, None, 2)]
+    assert text.count("**Exploitability** (a lower bound): a PPO best response trained for 40,000 decisions against "
+                      "`random` wins 75.0% [30.0, 95.0]") == 2
+    assert "`hollywood exploit random --rules eaai --decisions 40000 --seed 5200 --games 2`" in text
+    assert "--exploit 40000 --seed 5200`" in text  # the benchmark's own command line
+
+
+def test_exploit_budget_too_small_is_one_line(capsys):
+    code, out, err = _run(capsys, ["benchmark", "random", "--exploit", "10"])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("hollywood benchmark: error: --exploit: must be at least") and "got 10" in err
