@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
-from experiments.evaluation.benchmark_panel import PANELS, SLOW, agent_seeds, load_panel, pair_points, panel_path
+from experiments.evaluation.benchmark_panel import PANEL_DIR, PANELS, SLOW, agent_seeds, load_panel, pair_points, panel_path
 
 #: games against each panel member, and against a slow member (search), in the full benchmark
 FULL_GAMES = 400
@@ -100,8 +101,6 @@ def game_report(spec: str, rules: str, results: dict, left_out: list, seed: int,
         else:
             unrated.append(opp)
     rating = rating_against_panel(theta, a_pts, b_pts, n_boot=1000, seed=seed) if theta else None
-    from experiments.evaluation.benchmark_panel import PANEL_DIR
-
     where = panel_path(rules, panel_dir)
     shown = os.path.relpath(where, PANEL_DIR.parents[1]) if panel_dir is None else str(where)
     return {
@@ -123,14 +122,13 @@ def exploit_line(spec: str, rules: str, decisions: int, seed: int, games: int, p
     r = run_exploit(spec, rules, decisions, seed, None, games=games, progress=progress)
     return {"decisions": r["decisions"], "games": r["games"], "seed": seed, "eval_seed": r.get("eval_seed"),
             "metrics": r["metrics"], "best_response": r.get("best_response"),
-            "command": f"hollywood exploit {spec} --rules {rules} --decisions {decisions} --seed {seed} --games {games}"}
+            "command": shlex.join(["hollywood", "exploit", spec, "--rules", rules, "--decisions", str(decisions),
+                                   "--seed", str(seed), "--games", str(games)])}
 
 
 def benchmark_command(spec: str, rules: str, quick: bool, games, slow_games, seed: int, opponents,
                       exploit: int | None = None) -> str:
     """The command line that makes this report (every choice that changes a figure, the seed included)."""
-    import shlex
-
     words = ["hollywood", "benchmark", spec]
     if quick:
         words.append("--quick")
