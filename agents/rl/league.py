@@ -59,12 +59,14 @@ class League:
         ids.append(k)
         return k
 
-    def add_snapshot(self, policy: Policy, name: str) -> None:
-        """Put a promoted snapshot in the pool (evicting the oldest) and make it the best."""
+    def add_snapshot(self, policy: Policy, name: str, best: bool = True) -> None:
+        """Put a snapshot in the pool (evicting the oldest); a promoted one (``best``) becomes the
+        best, against which the next candidates are gated (an exploiter does not)."""
         self._add(policy, name, self.snapshot_ids)
         if len(self.snapshot_ids) > self.cfg.pool_size:
             self.snapshot_ids.pop(0)
-        self.best, self.best_name = policy, name
+        if best:
+            self.best, self.best_name = policy, name
 
     def sample(self, n: int) -> Assignment:
         """Opponents and learner seats for ``n`` new episodes."""

@@ -258,10 +258,13 @@ class TrainingRun:
     run mutates (``global_step``, the snapshots promoted since the last rollout)."""
 
     def __init__(self, make_learner: Callable[[Any, Rules, torch.device], Learner], cfg: Any, run_dir: Path,
-                 logger: Any):
+                 logger: Any, exploiter: Exploiter | None = None):
         from agents.rl.league import League
 
-        self.cfg, self.run_dir, self.logger = cfg, run_dir, logger
+        self.cfg, self.run_dir, self.logger, self.exploiter = cfg, run_dir, logger, exploiter
+        if cfg.league.exploiter_every and exploiter is None:
+            raise ValueError("league.exploiter_every: exploiters are trained by the training command "
+                             "(hollywood train, experiments.training.train.run_training)")
         self.rng, self.gen = seed_everything(cfg.seed, cfg.torch_threads)
         self.rules = cfg.env.make_rules()
         self.learner = make_learner(cfg, self.rules, torch.device(cfg.device))
@@ -354,11 +357,26 @@ class TrainingRun:
         best = self.run_dir / "checkpoints" / "best.pt"
         metrics.update(league_after_update(self.league, self.snapshot, update, self.cfg, self.rules, batches,
                                            self.additions, lambda u: self.save(best, self.checkpoint(u, False))))
+        every = self.cfg.league.exploiter_every
+        if every and update % every == 0 and update < self.num_updates:
+            metrics.update(self.add_exploiter(update))
         ec = self.cfg.eval
         if (ec.every and update % ec.every == 0) or update == self.num_updates:
             metrics.update(evaluate_vs_bots(lr.eval_policy(), ec.bots, self.rules, ec.pairs,
                                             seed=self.cfg.seed + 100_003))
         return metrics
+
+    def add_exploiter(self, update: int) -> dict:
+        """A best response to the policy of ``update`` joins the pool (not as the best snapshot:
+        the gate still compares the policy with its own past); queued for the shards."""
+        name = f"exploiter_{update}"
+        policy_file = self.run_dir / "exploiters" / f"policy_{update}.pt"
+        self.save(policy_file, self.checkpoint(update, False))
+        weights, win_rate = self.exploiter(policy_file, update)
+        self.league.add_snapshot(self.learner.snapshot_policy(weights, name, self.rng.integers(2**62)), name,
+                                 best=False)
+        self.additions.append((name, weights))
+        return {"league/exploiter_win_rate": win_rate}
 
     def show(self, progress: Any, metrics: dict) -> None:
         """One step of the progress bar, the latest evaluation in its postfix."""
@@ -400,9 +418,14 @@ class TrainingRun:
         return metrics
 
 
+#: ``exploiter(policy_file, update) -> (weights, win rate)``: trains a best response to the policy
+#: checkpoint ``policy_file`` (league exploiters); its network's weights and what it won against it
+Exploiter = Callable[[Path, int], tuple[Mapping[str, Any], float]]
+
+
 def train_loop(make_learner: Callable[[Any, Rules, torch.device], Learner], cfg: Any, run_dir: Path, logger: Any,
                resume_from: Path | None = None, progress: Any = None,
-               on_update: Callable[[int, Any], None] | None = None) -> dict:
+               on_update: Callable[[int, Any], None] | None = None, exploiter: Exploiter | None = None) -> dict:
     """Train the learner ``make_learner(cfg, rules, device)`` with the
     :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns the final metrics.
 
@@ -410,5 +433,6 @@ def train_loop(make_learner: Callable[[Any, Rules, torch.device], Learner], cfg:
     at the end; with ``resume_from`` the run continues from one exactly as if it had never
     stopped. A first SIGINT/SIGTERM finishes the current update, writes ``latest.pt`` and raises
     :class:`agents.rl.stopping.TrainingStopped`; a second stops at once (:mod:`agents.rl.stopping`).
-    ``on_update``: an optional ``f(update, collector)`` called after every update (tests, tooling)."""
-    return TrainingRun(make_learner, cfg, run_dir, logger).run(resume_from, progress, on_update)
+    ``on_update``: an optional ``f(update, collector)`` called after every update (tests, tooling).
+    ``exploiter``: trains the league's exploiters (``league.exploiter_every``; :data:`Exploiter`)."""
+    return TrainingRun(make_learner, cfg, run_dir, logger, exploiter).run(resume_from, progress, on_update)

@@ -501,10 +501,10 @@ class PPOLearner(Learner):
 
 
 def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,
-          on_update: Callable[[int, Any], None] | None = None) -> dict:
+          on_update: Callable[[int, Any], None] | None = None, exploiter: Any = None) -> dict:
     """Train PPO with the :class:`~experiments.config.schema.TrainConfig` ``cfg``; returns final
     metrics. The rollouts come from the collector of ``cfg.collector`` (:mod:`agents.rl.collectors`);
     seeding, the league, checkpoints and ``--resume``, stopping on signals, evaluation and progress
-    are the shared loop's (:func:`agents.rl.loop.train_loop`, which says how ``on_update`` and
-    ``resume_from`` work)."""
-    return train_loop(PPOLearner, cfg, run_dir, logger, resume_from, progress, on_update)
+    are the shared loop's (:func:`agents.rl.loop.train_loop`, which says how ``on_update``,
+    ``resume_from`` and ``exploiter`` work)."""
+    return train_loop(PPOLearner, cfg, run_dir, logger, resume_from, progress, on_update, exploiter)

@@ -105,6 +105,13 @@ class LeagueConfig:
     Every ``snapshot_every`` updates the current policy is evaluated against the best snapshot
     so far over ``gate_pairs`` duplicate-deal pairs; it enters the pool (and becomes the best,
     saved as ``best.pt``) only if it wins more than ``gate_threshold`` of those matches.
+
+    Exploiters (PPO only): every ``exploiter_every`` updates a best response to the current
+    policy is trained (``hollywood exploit``'s recipe ``exploiter_config``, from the current
+    weights, for ``exploiter_decisions`` decisions, in ``<run>/exploiters/``) and joins the pool
+    as an opponent the learner meets with the snapshots' weight, as PSRO's best responses and
+    AlphaStar's league exploiters do. What it won against the policy is logged as
+    ``league/exploiter_win_rate``.
     """
 
     self_play_weight: float = 0.5
@@ -116,6 +123,9 @@ class LeagueConfig:
     gate_pairs: int = 64
     gate_threshold: float = 0.5
     gate_per_hand: bool = True  # gate on duplicate hands (fast) instead of whole matches
+    exploiter_every: int = 0  # updates; 0: no exploiters
+    exploiter_decisions: int = 500_000
+    exploiter_config: str = "exploit"
 
     def __post_init__(self):
         for name in ("self_play_weight", "snapshot_weight", "bot_weight"):
@@ -128,6 +138,8 @@ class LeagueConfig:
         _check_int("league.gate_pairs", self.gate_pairs, 1)
         _check_number("league.gate_threshold", self.gate_threshold, 0.0, high=1.0)
         _check_names("league.bots", self.bots)
+        _check_int("league.exploiter_every", self.exploiter_every, 0)
+        _check_int("league.exploiter_decisions", self.exploiter_decisions, 1)
 
 
 @dataclass
@@ -199,6 +211,9 @@ class TrainConfig:
         _check_int("seed", self.seed, 0)
         _check_int("torch_threads", self.torch_threads, 1)
         _check_int("total_steps", self.total_steps, 1)
+        if self.league.exploiter_every and self.algo != "ppo":
+            raise ValueError(f"league.exploiter_every: exploiters are PPO best responses, for algo ppo only "
+                             f"(got algo {self.algo!r}); set it to 0")
         # num_games must split evenly into the collector's shards (PPO and DQN alike)
         self.collector.envs_per_worker(getattr(self, self.algo).num_games, self.algo)
 

@@ -43,6 +43,10 @@ def run_training(cfg: TrainConfig, run_dir: Path | None = None, resume_from: Pat
     bar = tqdm(total=total_updates, desc=f"{cfg.algo} {run_dir.name}", unit="update",
                disable=not cfg.log.progress, dynamic_ncols=True)
     extra = {} if on_update is None else {"on_update": on_update}
+    if cfg.league.exploiter_every:
+        from experiments.training.best_response import league_exploiter
+
+        extra["exploiter"] = league_exploiter(cfg, run_dir, run_training)
     try:
         metrics = train(cfg, run_dir, logger, resume_from=resume_from, progress=bar, **extra)
         logger.hparams({k: v for k, v in metrics.items() if k.startswith("eval/")})
