@@ -278,10 +278,10 @@ def add_arguments(p) -> None:
     p.add_argument("--quick", action="store_true",
                    help=f"{QUICK_GAMES} games per opponent and no search (minutes on one core); the report says "
                         f"what it left out")
-    p.add_argument("--games", type=int, default=None,
+    p.add_argument("--games", type=int, default=None, metavar="N",
                    help=f"games per opponent (default {FULL_GAMES}; {QUICK_GAMES} with --quick; an odd number is "
                         f"rounded up to whole duplicate pairs)")
-    p.add_argument("--slow-games", type=int, default=None, help=f"games against search (default {SLOW_GAMES})")
+    p.add_argument("--slow-games", type=int, default=None, metavar="N", help=f"games against search (default {SLOW_GAMES})")
     p.add_argument("--rules", default="both", metavar="GAME",
                    help="hollywood (Hollywood matches), eaai (EAAI games to 100) or both (default)")
     p.add_argument("--opponents", default=None, metavar="A,B,...",
