@@ -338,7 +338,7 @@ def _check_args(args) -> tuple[list[str] | None, dict]:
     if len(skip) == len(selected):
         raise BenchmarkError(errors[0])
     if args.exploit is not None:
-        from experiments.evaluation.exploit import exploit_config
+        from experiments.training.best_response import exploit_config
 
         for r in (r for r in selected if r not in skip):
             try:
