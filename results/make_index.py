@@ -55,11 +55,15 @@ DESC = {
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
  'ppo_gin_rummy': (
-     'the EAAI-game PPO (configs/ppo_gin_rummy.yaml): both training seeds\' configs and metrics,'
-     ' evaluations, games against `search`'),
+     'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
+     ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
+     ' evaluate files is that seed-0 model), and the shipped 1,800-update run (`run_1800_seed0/`)'),
  'ppo_gin_rummy/run_1800_seed0': (
-     'configs/ppo_gin_rummy_1800.yaml, seed 0, in progress: the run folder with its latest checkpoint, to'
-     ' continue with `hollywood train --resume` after copying it to runs/'),
+     'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
+     ' config and metrics, 200 games against `search` (`vs_search/`)'),
+ 'exploit': (
+     'approximate exploitability: a PPO best response to each agent (`hollywood exploit`), one folder'
+     ' per game and target with `exploit.json` and `exploit.md`'),
  'ppo_hollywood': (
      'the PPO flagship configs: the previous config\'s three seeds, without imitation '
      '(`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-'
