@@ -54,6 +54,7 @@ DESC = {
  'dqn_hollywood': 'the shipped `dqn-hollywood` (DQfD margin toward `marjj`): curves, a second training seed, its tournament',
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
+ 'eaai/search_base': 'the search on the EAAI game with `ppo-gin-rummy` as its base policy, against `marjj`',
  'ppo_gin_rummy': (
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
