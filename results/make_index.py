@@ -59,6 +59,9 @@ DESC = {
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
      ' evaluate files is that seed-0 model), and the shipped 1,800-update run (`run_1800_seed0/`)'),
+ 'ppo_gin_rummy/more_seed0': (
+     'the shipped `ppo-gin-rummy` trained on for 450 updates (configs/ppo_gin_rummy_more.yaml): config,'
+     ' metrics, evaluations against `simple` and `marjj` (no gain: not shipped)'),
  'ppo_gin_rummy/run_1800_seed0': (
      'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
