@@ -65,6 +65,7 @@ DESC = {
  'ppo_gin_rummy/run_1800_seed0': (
      'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
+ 'exploit/search': 'the search best response (`search:rollout=TARGET`) against its target',
  'exploit': (
      'approximate exploitability: a PPO best response to each agent (`hollywood exploit`), one folder'
      ' per game and target with `exploit.json` and `exploit.md`'),
