@@ -73,6 +73,9 @@ DESC = {
      'the PPO flagship configs: the previous config\'s three seeds, without imitation '
      '(`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-'
      'hollywood-v1` (`shipped_v1/`), time to strength'),
+ 'ppo_hollywood/exploiters_seed0': (
+     'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
+     ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
  'ppo_hollywood/shipped': (
      'the shipped `ppo-hollywood` (configs/ppo_hollywood.yaml): its run\'s config and metrics '
      '(`run/`), evaluations, a second training seed (`seed1/`)'),
