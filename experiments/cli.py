@@ -209,12 +209,10 @@ def _run_evaluate(args) -> int:
     text = format_summary(summary)
     print(json.dumps(summary, indent=1) if args.json else text)
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "evaluate.json"), "w") as f:
-            json.dump(summary, f, indent=1)
-        with open(os.path.join(args.out, "evaluate.md"), "w") as f:
-            f.write(text + "\n")
-        print(f"\nwrote {os.path.join(args.out, 'evaluate.json')} and evaluate.md", file=sys.stderr)
+        from experiments.evaluation.report_files import write_report
+
+        md = write_report(args.out, "evaluate", summary, text)
+        print(f"\nwrote {md.with_suffix('.json')} and evaluate.md", file=sys.stderr)
     return 0
 
 

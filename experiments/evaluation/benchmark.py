@@ -24,9 +24,9 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 from experiments.evaluation.benchmark_panel import PANEL_DIR, PANELS, SLOW, agent_seeds, load_panel, pair_points, panel_path
+from experiments.evaluation.report_files import write_report
 
 #: games against each panel member, and against a slow member (search), in the full benchmark
 FULL_GAMES = 400
@@ -366,10 +366,7 @@ def run_command(args, progress_bar=None) -> int:
     text = format_report(report)
     print(json.dumps(report, indent=1) if args.json else text)
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
-        (out / "report.md").write_text(text + "\n")
-        print(f"\nwrote {out / 'report.md'} and report.json", file=sys.stderr)
+        md = write_report(args.out, "report", report, text)
+        print(f"\nwrote {md} and report.json", file=sys.stderr)
     return 0
 
