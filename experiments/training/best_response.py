@@ -24,12 +24,12 @@ def target_slug(target: str) -> str:
 
 
 def exploit_config(target: str, rules: str, decisions: int, seed: int, start: str | None, progress: bool = True,
-                   config: str = CONFIG, env: Any = None):
+                   config: str = CONFIG, env: Any = None, reward: str | None = None):
     """The :class:`~experiments.config.schema.TrainConfig` of the best response to ``target``: the
     PPO recipe ``config`` (``configs/exploit.yaml``) with the league of one, the rules (or the
     whole ``env`` section of the config it exploits), the budget, the seed, the learning curve's
-    evaluations and (``start``) the starting weights and their network's shape; a ValueError for
-    a bad value."""
+    evaluations, (``start``) the starting weights and their network's shape and (``reward``) the
+    reward mode in place of the config's; a ValueError for a bad value."""
     from agents.rl.loop import initial_weights
     from experiments.config.loader import load_config
     from experiments.config.schema import TrainConfig, validate
@@ -50,7 +50,7 @@ def exploit_config(target: str, rules: str, decisions: int, seed: int, start: st
         shape["hidden"] = list(shape.get("hidden", cfg.ppo.hidden))
     # dataclasses.replace runs each section's checks on the new values
     cfg = replace(cfg, seed=seed, total_steps=updates * per_update,
-                  env=replace(env or cfg.env, rules=rules), league=replace(cfg.league, bots=[target]),
+                  env=replace(env or cfg.env, rules=rules, reward=reward or (env or cfg.env).reward), league=replace(cfg.league, bots=[target]),
                   eval=replace(cfg.eval, bots=[target], every=max(1, updates // CURVE_POINTS)),
                   log=replace(cfg.log, name=f"exploit-{target_slug(target)}", progress=progress),
                   ppo=replace(cfg.ppo, init=start, **shape))
