@@ -66,6 +66,12 @@ DESC = {
      'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
  'exploit/search': 'the search best response (`search:rollout=TARGET`) against its target',
+ 'exploit/budget': (
+     'best responses at 20,000,000 decisions (budget.sh) to `simple` and `marjj` on the EAAI game and to'
+     ' `ppo-hollywood`, and one to `simple` rewarded by the game\'s result'),
+ 'ppo_gin_rummy/tune_seed0': (
+     'the shipped `ppo-gin-rummy` tuned against `simple` and `marjj` with the best response\'s update'
+     ' (configs/ppo_gin_rummy_tune.yaml): config and metrics of a run stopped at update 832 (it lost strength)'),
  'exploit': (
      'approximate exploitability: a PPO best response to each agent (`hollywood exploit`), one folder'
      ' per game and target with `exploit.json` and `exploit.md`'),
