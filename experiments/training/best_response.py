@@ -48,9 +48,10 @@ def exploit_config(target: str, rules: str, decisions: int, seed: int, start: st
         shape = {key: saved[field] for field, key in _SHAPE_FIELDS.items() if field in saved}
         shape["privileged_critic"] = bool(saved.get("critic_inputs", 0))
         shape["hidden"] = list(shape.get("hidden", cfg.ppo.hidden))
+    env = env or cfg.env
     # dataclasses.replace runs each section's checks on the new values
     cfg = replace(cfg, seed=seed, total_steps=updates * per_update,
-                  env=replace(env or cfg.env, rules=rules, reward=reward or (env or cfg.env).reward), league=replace(cfg.league, bots=[target]),
+                  env=replace(env, rules=rules, reward=reward or env.reward), league=replace(cfg.league, bots=[target]),
                   eval=replace(cfg.eval, bots=[target], every=max(1, updates // CURVE_POINTS)),
                   log=replace(cfg.log, name=f"exploit-{target_slug(target)}", progress=progress),
                   ppo=replace(cfg.ppo, init=start, **shape))
