@@ -157,7 +157,10 @@ def main(argv=None) -> int:
             "command": f"hollywood evaluate {spec} {opp} {flag} --seed {args.seed}{rules_flag}"
                        + (f" --reward {reward}" if reward != "hollywood" else "")})
     save_checkpoint({**model, "card": card}, pt)
-    text = model_card(model, card, short_names(args.name))
+    # short names load models/NAME.pt: a card for a file elsewhere names its own path only
+    in_models = out_dir.resolve() == Path("models").resolve()
+    text = model_card(model, card, short_names(args.name) if in_models else [],
+                      path=f"models/{args.name}.pt" if in_models else pt.as_posix())
     (out_dir / f"{args.name}.md").write_text(text)
     print(text)
     print(f"\nwritten: {pt} ({pt.stat().st_size / 1e6:.1f} MB) and {out_dir / (args.name + '.md')}")
@@ -272,11 +275,13 @@ def _example(card: dict, agent: str) -> str:
     return " ".join(words)
 
 
-def model_card(model: dict, card: dict, names: list[str]) -> str:
-    """The Markdown model card of a shipped model (see the module docstring)."""
+def model_card(model: dict, card: dict, names: list[str], path: str | None = None) -> str:
+    """The Markdown model card of a shipped model (see the module docstring); ``path``: where the
+    model file is (default ``models/NAME.pt``)."""
     import yaml
 
     algo = model["algo"]
+    path = path or f"models/{card['name']}.pt"
     cfg = {k: v for k, v in model["config"].items() if k not in ("ppo", "dqn") or k == algo}  # its own section only
     name = card["name"]
     hours = card["training_seconds"]
@@ -285,9 +290,9 @@ def model_card(model: dict, card: dict, names: list[str]) -> str:
     lines = [f"# {name}", "",
              f"A {algo.upper()} agent for the `{env.get('rules', 'hollywood')}` rules, trained with the "
              f"`{env.get('reward', 'hollywood')}` reward. Load it as "
-             + ", ".join(f"`{n}`" for n in names + [f"{algo}:models/{name}.pt"]) + " in any command, e.g.", "",
-             "```bash", _example(card, (names or [f'{algo}:models/{name}.pt'])[0]), "```", "",
-             "or in Python: `agents.registry.make_agent(" + repr((names or [f'{algo}:models/{name}.pt'])[0])
+             + ", ".join(f"`{n}`" for n in names + [f"{algo}:{path}"]) + " in any command, e.g.", "",
+             "```bash", _example(card, (names or [f'{algo}:{path}'])[0]), "```", "",
+             "or in Python: `agents.registry.make_agent(" + repr((names or [f'{algo}:{path}'])[0])
              + ", rules)`, a batched policy `(obs, mask) -> actions` (greedy). The file is read weights-only "
              "(it cannot run code) and holds no training state.", "",
              "## Training", "",
@@ -329,7 +334,7 @@ def model_card(model: dict, card: dict, names: list[str]) -> str:
                              f"{_fmt(m['points_per_hand'], False)} |")
         lines += ["", "Commands:", "", "```bash"] + [e["command"] for e in evals] + ["```", ""]
     lines += ["## Reproducing", "",
-              f"`hollywood reproduce models/{name}.pt` trains the config below again (same seed, a new run folder), "
+              f"`hollywood reproduce {path}` trains the config below again (same seed, a new run folder), "
               "evaluates the new model as above and says whether each figure lies within the published interval. "
               "By hand:", "",
               "```bash",

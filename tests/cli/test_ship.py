@@ -51,6 +51,10 @@ def test_ship_writes_an_inference_only_checkpoint_and_a_card(shipped):
                    "a test model", "## Resolved config", card["git_commit"]):
         assert needle in text, needle
     assert "dqn:" not in text.split("## Resolved config")[1]  # only the run's own algorithm section
+    # written outside models/: the card loads and reproduces the file where it is
+    head = text.split("## Training")[0]
+    assert f"`ppo:{(models / 'ppo_tiny_model.pt').as_posix()}`" in head and "ppo:models/" not in head
+    assert f"hollywood reproduce {(models / 'ppo_tiny_model.pt').as_posix()}" in text
 
 
 def test_the_shipped_file_plays_and_reproduces_its_card(shipped):
