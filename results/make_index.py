@@ -66,8 +66,8 @@ DESC = {
      'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
  'ppo_gin_rummy/wide_seed0': (
-     'configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units), seed 0, unfinished: its run'
-     ' folder with checkpoints, to continue with its run.sh'),
+     'configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units), seed 0: config, metrics,'
+     ' the model file and its card (2,000 games against `simple` and `marjj`)'),
  'ppo_gin_rummy/run_1800_seed1': (
      'the second training seed of `ppo-gin-rummy`\'s recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
