@@ -460,8 +460,9 @@ class SearchAgent:
         out = ev.base.copy()
         if ev.rows.size:
             score = self._scores(ev)
-            # per row, the candidate of the highest score (ties: the smaller action)
-            order = np.lexsort((-score, ev.rows))
+            # per row, the candidate of the highest score (ties: the base move, then the smaller action)
+            is_base = ev.actions == ev.base[ev.rows]
+            order = np.lexsort((ev.actions, ~is_base, -score, ev.rows))
             r = ev.rows[order]
             head = np.ones(r.size, dtype=bool)
             head[1:] = r[1:] != r[:-1]
@@ -678,15 +679,15 @@ def candidates(obs: np.ndarray, masks: np.ndarray, base: np.ndarray, moves: str)
     if disc.size:
         hand = bools_to_masks(obs[disc, :NUM_CARDS] > 0)
         legal = bools_to_masks(masks[disc, :NUM_CARDS])
-        knocks = bools_to_masks(masks[disc, KNOCK:KNOCK + NUM_CARDS])
+        knock_cards = bools_to_masks(masks[disc, KNOCK:KNOCK + NUM_CARDS])
         # gin (a knock leaving no deadwood) or big gin: take it
         finish = masks[disc, BIG_GIN].copy()
-        has_knock = knocks != 0
+        has_knock = knock_cards != 0
         best = np.full(disc.size, -1, dtype=np.int64)
         gin_card = np.full(disc.size, -1, dtype=np.int64)
         k = np.flatnonzero(has_knock)
         if k.size:
-            best[k] = B.best_knock(hand[k], knocks[k])  # the knock leaving the least deadwood
+            best[k] = B.best_knock(hand[k], knock_cards[k])  # the knock leaving the least deadwood
             gin = M.min_deadwood_masks(hand[k] & ~CARD_BITS[best[k]]) == 0
             gin_card[k[gin]] = best[k[gin]]
         gin_card[finish] = -1
@@ -700,9 +701,16 @@ def candidates(obs: np.ndarray, masks: np.ndarray, base: np.ndarray, moves: str)
         r, c = np.nonzero(masks_to_bools(dead))
         rows_out.append(disc[r])
         acts_out.append(DISCARD + c)
-        k = np.flatnonzero(has_knock & ~decided & knocks)
-        rows_out.append(disc[k])
-        acts_out.append(KNOCK + best[k])
+        if knocks:
+            k = np.flatnonzero(has_knock & ~decided)
+            rows_out.append(disc[k])
+            acts_out.append(KNOCK + best[k])
+            # the base policy's own knock when it is another card: the gate compares every candidate
+            # with the base move, so the base move must be one of them
+            b = np.flatnonzero(~decided & (base[disc] >= KNOCK) & (base[disc] < KNOCK + NUM_CARDS)
+                               & (base[disc] != KNOCK + best))
+            rows_out.append(disc[b])
+            acts_out.append(base[disc[b]])
     if not rows_out:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     rows = np.concatenate(rows_out).astype(np.int64)

@@ -23,9 +23,10 @@ from agents.paths import MODELS_DIR
 from agents.registry import AgentSpecError, make_agent
 from agents.search.belief import default_belief_path
 from agents.search.equity import EQUITY_FILE
-from agents.search.search import ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, default_config, parse_search_spec
+from agents.search.search import (ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, candidates, default_config,
+                                  parse_search_spec)
 from hollywood_env import core
-from hollywood_env.actions import BIG_GIN, KIND_WALL
+from hollywood_env.actions import BIG_GIN, KIND_WALL, KNOCK
 from hollywood_env.observation import encode
 
 
@@ -442,3 +443,75 @@ def test_on_eaai_the_search_values_hands_by_game_equity_and_sees_no_hidden_card(
     b = SearchAgent("eaai", seed=4, worlds=4)(encode(other), other.legal_action_mask)
     np.testing.assert_array_equal(a, b)
     assert state.legal_action_mask[live][np.arange(live.size), a].all()
+
+
+def _discard_rows_with_knocks(preset="eaai"):
+    """Observations and masks of positions of the gin-hunting ``patient`` bot in 64 games, taken
+    every 10 decisions: many of them in a discard phase with a knock it declines."""
+    state = core.init(64, preset, seed=11)
+    bot = PatientBot(preset)
+    obs, masks = [], []
+    for t in range(60):
+        if t % 10 == 9:
+            live = np.flatnonzero(~state.done)
+            obs.append(encode(state, games=live))
+            masks.append(state.legal_action_mask[live])
+        core.step(state, bot(encode(state), state.legal_action_mask))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("moves", ["all", "knocks", "discards"])
+def test_every_searched_row_holds_the_base_move_and_discards_search_no_knock(moves):
+    obs, masks = _discard_rows_with_knocks()
+    rng = np.random.default_rng(0)
+    # a base that knocks with any legal card (not only the least-deadwood one) where it may
+    knocks_legal = masks[:, KNOCK:KNOCK + 52].any(axis=1)
+    assert knocks_legal.sum() >= 10
+    base = np.array([rng.choice(np.flatnonzero(m[KNOCK:KNOCK + 52])) + KNOCK if k else rng.choice(np.flatnonzero(m))
+                     for m, k in zip(masks, knocks_legal)])
+    rows, acts = candidates(obs, masks, base, moves)
+    searched = np.unique(rows)
+    assert searched.size > 0
+    for r in searched:
+        mine = acts[rows == r]
+        assert masks[r, mine].all()
+        if moves == "discards":
+            assert (mine < KNOCK).all()
+        else:
+            assert base[r] in mine
+    if moves != "discards":  # the knocks of the base are searched
+        assert np.isin(searched, np.flatnonzero(knocks_legal)).any()
+
+
+def test_knocks_searches_the_least_deadwood_knock():
+    from agents.bots.base import best_knock
+    from hollywood_env.cards import bools_to_masks
+
+    obs, masks = _discard_rows_with_knocks()
+    base = np.array([np.flatnonzero(m)[0] for m in masks])  # any legal move
+    rows, acts = candidates(obs, masks, base, "knocks")
+    k = np.flatnonzero(masks[:, KNOCK:KNOCK + 52].any(axis=1) & ~masks[:, BIG_GIN])
+    best = best_knock(bools_to_masks(obs[k, :52] > 0), bools_to_masks(masks[k, KNOCK:KNOCK + 52]))
+    found = 0
+    for r, b in zip(k, best):
+        if r in rows:  # rows with a gin are not searched: the gin is taken
+            assert KNOCK + b in acts[rows == r]
+            found += 1
+    assert found >= 5
+
+
+@pytest.mark.parametrize("prior", [0.0, 1e6])
+def test_an_unreachable_prior_or_a_tie_keeps_the_base_move(prior):
+    # with 2 worlds many candidates tie with the base move in both: a tie keeps the base move too
+    obs, masks = _discard_rows_with_knocks()
+    knobs = dict(worlds=2, moves="knocks", base="random", prior=prior, confidence=1.5, rollout="simple")
+    ev = SearchAgent("eaai", seed=6, **knobs).candidate_values(obs, masks)
+    chosen = SearchAgent("eaai", seed=6, **knobs)(obs, masks)
+    assert np.unique(ev.rows).size > 10
+    if prior > 0:
+        assert (chosen == ev.base).all()
+    else:  # a move replaces the base move only on a positive lower bound of its advantage
+        d = ev.values - ev.values[[np.flatnonzero((ev.rows == r) & (ev.actions == ev.base[r]))[0] for r in ev.rows]]
+        bound = d.mean(axis=1) - 1.5 * d.std(axis=1, ddof=1) / np.sqrt(2)
+        for r in np.unique(ev.rows):
+            assert (chosen[r] == ev.base[r]) == (bound[ev.rows == r].max() <= 0)
