@@ -55,6 +55,9 @@ DESC = {
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
  'eaai/search_base': 'the search on the EAAI game with `ppo-gin-rummy` as its base policy, against `marjj`',
+ 'eaai/search_variants': (
+     'the search on the EAAI game with one knob changed at a time (belief, value, gate, base and own'
+     ' rollouts, opponent model), against `marjj`'),
  'ppo_gin_rummy': (
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
@@ -85,6 +88,10 @@ DESC = {
      'the PPO flagship configs: the previous config\'s three seeds, without imitation '
      '(`no_imitation_seed0`-`2`), the shipped `ppo-hollywood` (`shipped/`) and `ppo-'
      'hollywood-v1` (`shipped_v1/`), time to strength'),
+ 'ppo_hollywood/exploiters20m_seed0': (
+     'the flagship fine-tuned with 20,000,000-decision exploiters in its league (300 updates): config,'
+     ' metrics, the model file and its card, matches against the bots and `ppo-hollywood`, and a best'
+     ' response to it at 20,000,000 decisions'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
