@@ -23,8 +23,7 @@ from agents.paths import MODELS_DIR
 from agents.registry import AgentSpecError, make_agent
 from agents.search.belief import default_belief_path
 from agents.search.equity import EQUITY_FILE
-from agents.search.search import (ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, candidates, default_config,
-                                  parse_search_spec)
+from agents.search.search import ONE_COLUMN_DEFAULTS, SearchAgent, SearchConfig, candidates, default_config, parse_search_spec
 from hollywood_env import core
 from hollywood_env.actions import BIG_GIN, KIND_WALL, KNOCK
 from hollywood_env.observation import encode
@@ -468,7 +467,7 @@ def test_every_searched_row_holds_the_base_move_and_discards_search_no_knock(mov
     knocks_legal = masks[:, KNOCK:KNOCK + 52].any(axis=1)
     assert knocks_legal.sum() >= 10
     base = np.array([rng.choice(np.flatnonzero(m[KNOCK:KNOCK + 52])) + KNOCK if k else rng.choice(np.flatnonzero(m))
-                     for m, k in zip(masks, knocks_legal)])
+                     for m, k in zip(masks, knocks_legal, strict=True)])
     rows, acts = candidates(obs, masks, base, moves)
     searched = np.unique(rows)
     assert searched.size > 0
@@ -493,7 +492,7 @@ def test_knocks_searches_the_least_deadwood_knock():
     k = np.flatnonzero(masks[:, KNOCK:KNOCK + 52].any(axis=1) & ~masks[:, BIG_GIN])
     best = best_knock(bools_to_masks(obs[k, :52] > 0), bools_to_masks(masks[k, KNOCK:KNOCK + 52]))
     found = 0
-    for r, b in zip(k, best):
+    for r, b in zip(k, best, strict=True):
         if r in rows:  # rows with a gin are not searched: the gin is taken
             assert KNOCK + b in acts[rows == r]
             found += 1
