@@ -56,8 +56,8 @@ DESC = {
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
  'eaai/search_base': 'the search on the EAAI game with `ppo-gin-rummy` as its base policy, against `marjj`',
  'eaai/search_variants': (
-     'the search on the EAAI game with one knob changed at a time (belief, value, gate, base and own'
-     ' rollouts, opponent model), against `marjj`'),
+     'the search on the EAAI game with one knob changed at a time (belief, value, base and own rollouts),'
+     ' against `marjj`'),
  'ppo_gin_rummy': (
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
@@ -70,7 +70,7 @@ DESC = {
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
  'ppo_gin_rummy/wide_seed0': (
      'configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units), seed 0: config, metrics,'
-     ' the model file and its card (2,000 games against `simple` and `marjj`)'),
+     ' the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
  'ppo_gin_rummy/run_1800_seed1': (
      'the second training seed of `ppo-gin-rummy`\'s recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
