@@ -106,10 +106,11 @@ is valued by the change of the chance of winning the game (``value=equity``,
 are ``simple`` and the gin-hunting ``patient``, pooled, and the base is ``marjj``. Any knob given
 explicitly overrides them.
 
-Candidate moves: in the draw phase both choices; in the discard phase big gin or gin when legal
-(taken at once), the best knock (least deadwood) when a knock is legal, and the plain discards of
-the cards outside the best meld arrangement plus the base policy's choice. A row with one
-candidate is not searched.
+Candidate moves: in the draw phase both choices (``moves=all``); in the discard phase, where big
+gin or gin is legal, none (the row is not searched and the base policy's move stands); else the
+plain discards of the cards outside the best meld arrangement, under ``moves=knocks`` and ``all``
+the knock that leaves the least deadwood when a knock is legal, and always the base policy's own
+move, since the gate compares every candidate with it. A row with one candidate is not searched.
 
 The heuristic belief (``belief="heuristic"``): a uniformly random opponent hand is far weaker than
 the hand a real player has built after a few turns, and a planner that believes it has time
