@@ -90,8 +90,8 @@ DESC = {
      'hollywood-v1` (`shipped_v1/`), time to strength'),
  'ppo_hollywood/exploiters20m_seed0': (
      'the flagship fine-tuned with 20,000,000-decision exploiters in its league (300 updates): config,'
-     ' metrics, the model file and its card, matches against the bots and `ppo-hollywood`, and a best'
-     ' response to it at 20,000,000 decisions'),
+     ' metrics, the model file and its card, matches against the bots and `ppo-hollywood`, and best'
+     ' responses at 20,000,000 decisions to it (seeds 0 and 1) and to `ppo-hollywood` (seed 1)'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
