@@ -493,7 +493,7 @@ def test_knocks_searches_the_least_deadwood_knock():
     best = best_knock(bools_to_masks(obs[k, :52] > 0), bools_to_masks(masks[k, KNOCK:KNOCK + 52]))
     found = 0
     for r, b in zip(k, best, strict=True):
-        if r in rows:  # rows with a gin are not searched: the gin is taken
+        if r in rows:  # rows where gin is legal are not searched: the base move stands
             assert KNOCK + b in acts[rows == r]
             found += 1
     assert found >= 5
