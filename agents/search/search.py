@@ -11,88 +11,94 @@ points and ``confidence`` standard errors of the paired difference over the same
 call, all their candidate moves and all their worlds are stepped together in one batch of the
 core engine: no Python loop over games, moves or worlds.
 
-=================  =============================================================================
-knob               meaning (default)
-=================  =============================================================================
-``worlds``         kept worlds per decision (64; 256 on one-column rules, below); every
-                   candidate is rolled out in the *same* worlds (common random numbers: with a
-                   deterministic rollout policy the difference between two moves in a world is
-                   due to the moves alone)
-``rollout``        the policy that plays both seats after the move (``simple+patient``, with
-                   ``own_rollout=simple``: the opponent's seat only; ``simple`` on one-column
-                   rules): ``simple`` (fast, deterministic, read straight from the state),
-                   ``patient`` (``simple``'s discards, ``marjj``'s upcards and knocks: it waits
-                   for gin after its first turns; :class:`agents.bots.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
-                   ``marjj`` or ``random``, or a trained policy as for ``base`` (a shipped
-                   model, ``ppo:PATH``, ``dqn:PATH``; greedy, about 20 times the cost of
-                   ``simple`` per step). A rollout by the base policy itself values each move
-                   by how the agent will really go on playing it. Several opponent models
-                   joined by ``+`` (``simple+patient``): every candidate is rolled out in the
-                   same worlds by each, and the worlds of all models are pooled into one paired
-                   difference, as if the opponent were each model with equal chance
-``own_rollout``    the policy that plays the searching player's own seat in the rollouts (any
-                   value of ``rollout``; ``simple``, the default; empty: ``rollout`` plays both
-                   seats, each opponent model both seats of its rollouts). With
-                   the base policy here, a move is valued by how the agent will go on playing,
-                   and the opponent is still played by the ``rollout`` model
-``base``           the policy that makes the decisions not searched and whose move gets the prior:
-                   ``auto`` (default): the first shipped model of ``ppo-hollywood-v1`` (three
-                   columns; the search's figures were measured with it) and
-                   ``ppo-gin-rummy-simple`` (one) whose file is there and that reads these
-                   rules' observations, else ``marjj``; a bot (``marjj``: it waits for gin and
-                   undercuts), a shipped model (``ppo-hollywood``, ...) or a
-                   checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
-``moves``          what is searched: ``discards`` (the plain discards; draws and knocks are the
-                   base policy's), ``knocks`` (knocks and discards; draws are the base policy's) or
-                   ``all`` (draws, knocks and discards)
-``belief``         where the opponent's unknown cards come from (:mod:`agents.search.belief`):
-                   ``learned`` (drawn from the learned per-card probabilities, which read the
-                   observation and the public history of the hand), ``heuristic`` (hands built
-                   up as a player builds them and ranked by what the opponent passed on, below),
-                   ``uniform``; ``auto`` (default): ``learned`` when its model file is there,
-                   else ``heuristic``
-``belief_file``    the learned belief's model file (default: ``models/belief_hollywood.pt``)
-``refine``         under ``belief=learned``, 1 (default): the learned worlds are refined as the
-                   heuristic ones are (``oversample`` times as many drawn, their opponent hands
-                   built up by ``improve``, the most believable kept); 0: drawn as they are
-``oversample``     worlds sampled per kept world under ``belief=heuristic`` or ``refine=1`` (4)
-``improve``        draw-and-throw turns given to each sampled opponent hand per turn the
-                   opponent has played this hand (1.0; 0: uniform hands)
-``prior``          points added to the base policy's own move, so that another move replaces it
-                   only when it is better by more than that (1.0; 0.0 on one-column rules)
-``confidence``     a candidate replaces the base policy's move only when its advantage over it,
-                   paired world by world, exceeds ``prior`` by ``confidence`` standard errors
-                   (1.5; 0.0: by its mean alone); the winner is the candidate of the highest lower
-                   bound (with several opponent models: the highest of the least lower bound over
-                   the models; 2.0 on one-column rules). A strong base policy loses less to
-                   rollout noise this way: of ten noisy candidates the best-looking one is
-                   often only lucky
-``value``          ``auto`` (default): ``match`` on Hollywood matches, ``win`` on one-column
-                   rules (below); ``points``: signed hand points of the hand being played (the
-                   rollout stops at the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
-                   the hand win rate, for single hands; ``prior`` is then in those units);
-                   ``equity``: the
-                   change of the viewer's match-win equity, in percentage points
-                   (:mod:`agents.search.equity`: P(win the match | the scoresheet), fitted to
-                   simulated matches; majority matches only); ``match``: ``equity`` in the
-                   rows whose scoresheet shows an opponent who waits for gin (at least
-                   ``style_wins`` hands won, at ``style_points`` or more per hand on average:
-                   :func:`opponent_waits_for_gin`), ``points`` in the others; the equity is then
-                   counted in hand points (percentage points over :data:`EQUITY_PER_POINT`), so
-                   ``prior`` means the same in both; ``auto``: ``match`` where the equity
-                   model file is there and fitted for the rules (Hollywood matches), ``win`` on
-                   one-column rules, else ``points``
-``equity_file``    under ``value=equity`` or ``match``, the match-equity model's file (default:
-                   ``models/equity_hollywood.pt``)
-``seconds``        a time budget per searched decision (0: off): each call uses as many worlds as
-                   the budget buys at the measured cost, between 4 and ``worlds``; moves then
-                   depend on the machine's speed (use ``worlds`` alone for reproducible play)
-``seed``           the agent's generator (worlds); same seed and calls, same moves
+===================  =============================================================================
+knob                 meaning (default)
+===================  =============================================================================
+``worlds``           kept worlds per decision (64; 256 on one-column rules, below); every
+                     candidate is rolled out in the *same* worlds (common random numbers: with a
+                     deterministic rollout policy the difference between two moves in a world is
+                     due to the moves alone)
+``rollout``          the policy that plays both seats after the move (``simple+patient``, with
+                     ``own_rollout=simple``: the opponent's seat only; ``simple`` on one-column
+                     rules): ``simple`` (fast, deterministic, read straight from the state),
+                     ``patient`` (``simple``'s discards, ``marjj``'s upcards and knocks: it waits
+                     for gin after its first turns; :class:`agents.bots.marjj.PatientBot`, as fast), ``hollywood``, ``neller``,
+                     ``marjj`` or ``random``, or a trained policy as for ``base`` (a shipped
+                     model, ``ppo:PATH``, ``dqn:PATH``; greedy, about 20 times the cost of
+                     ``simple`` per step). A rollout by the base policy itself values each move
+                     by how the agent will really go on playing it. Several opponent models
+                     joined by ``+`` (``simple+patient``): every candidate is rolled out in the
+                     same worlds by each, and the worlds of all models are pooled into one paired
+                     difference, as if the opponent were each model with equal chance
+``own_rollout``      the policy that plays the searching player's own seat in the rollouts (any
+                     value of ``rollout``; ``simple``, the default, ``patient`` on the ``eaai``
+                     preset; empty: ``rollout`` plays both seats, each opponent model both seats
+                     of its rollouts). With
+                     the base policy here, a move is valued by how the agent will go on playing,
+                     and the opponent is still played by the ``rollout`` model
+``knocker_rollout``  the opponent models (as in ``rollout``) of the rows whose scoresheet shows
+                     an opponent who knocks early: at least ``style_wins`` hands won, at under
+                     ``style_points`` per hand on average (:func:`opponent_knocks_early`); there
+                     they replace ``rollout``, which values every other row (empty, the default:
+                     ``rollout`` everywhere; ``simple`` on the ``eaai`` preset, below)
+``base``             the policy that makes the decisions not searched and whose move gets the prior:
+                     ``auto`` (default): the first shipped model of ``ppo-hollywood-v1`` (three
+                     columns; the search's figures were measured with it) and
+                     ``ppo-gin-rummy-simple`` (one) whose file is there and that reads these
+                     rules' observations, else ``marjj``; a bot (``marjj``: it waits for gin and
+                     undercuts), a shipped model (``ppo-hollywood``, ...) or a
+                     checkpoint ``ppo:PATH`` / ``dqn:PATH`` (greedy); empty: the rollout bot
+``moves``            what is searched: ``discards`` (the plain discards; draws and knocks are the
+                     base policy's), ``knocks`` (knocks and discards; draws are the base policy's) or
+                     ``all`` (draws, knocks and discards)
+``belief``           where the opponent's unknown cards come from (:mod:`agents.search.belief`):
+                     ``learned`` (drawn from the learned per-card probabilities, which read the
+                     observation and the public history of the hand), ``heuristic`` (hands built
+                     up as a player builds them and ranked by what the opponent passed on, below),
+                     ``uniform``; ``auto`` (default): ``learned`` when its model file is there,
+                     else ``heuristic``
+``belief_file``      the learned belief's model file (default: ``models/belief_hollywood.pt``)
+``refine``           under ``belief=learned``, 1 (default): the learned worlds are refined as the
+                     heuristic ones are (``oversample`` times as many drawn, their opponent hands
+                     built up by ``improve``, the most believable kept); 0: drawn as they are
+``oversample``       worlds sampled per kept world under ``belief=heuristic`` or ``refine=1`` (4)
+``improve``          draw-and-throw turns given to each sampled opponent hand per turn the
+                     opponent has played this hand (1.0; 0: uniform hands)
+``prior``            points added to the base policy's own move, so that another move replaces it
+                     only when it is better by more than that (1.0; 0.0 on one-column rules)
+``confidence``       a candidate replaces the base policy's move only when its advantage over it,
+                     paired world by world, exceeds ``prior`` by ``confidence`` standard errors
+                     (1.5; 0.0: by its mean alone); the winner is the candidate of the highest lower
+                     bound (with several opponent models, over the worlds of all the models that
+                     play the row, pooled; 2.0 on one-column rules). A strong base policy loses less to
+                     rollout noise this way: of ten noisy candidates the best-looking one is
+                     often only lucky
+``value``            ``auto`` (default): ``match`` on Hollywood matches, ``win`` on one-column
+                     rules (below); ``points``: signed hand points of the hand being played (the
+                     rollout stops at the hand's end); ``win``: +1 / -1 for the hand won / lost (0 for a wall:
+                     the hand win rate, for single hands; ``prior`` is then in those units);
+                     ``equity``: the
+                     change of the viewer's match-win equity, in percentage points
+                     (:mod:`agents.search.equity`: P(win the match | the scoresheet), fitted to
+                     simulated matches; majority matches only); ``match``: ``equity`` in the
+                     rows whose scoresheet shows an opponent who waits for gin (at least
+                     ``style_wins`` hands won, at ``style_points`` or more per hand on average:
+                     :func:`opponent_waits_for_gin`), ``points`` in the others; the equity is then
+                     counted in hand points (percentage points over :data:`EQUITY_PER_POINT`), so
+                     ``prior`` means the same in both; ``auto``: ``match`` where the equity
+                     model file is there and fitted for the rules (Hollywood matches), ``win`` on
+                     one-column rules, else ``points``
+``equity_file``      under ``value=equity`` or ``match``, the match-equity model's file (default:
+                     ``models/equity_hollywood.pt``)
+``seconds``          a time budget per searched decision (0: off): each call uses as many worlds as
+                     the budget buys at the measured cost, between 4 and ``worlds``; moves then
+                     depend on the machine's speed (use ``worlds`` alone for reproducible play)
+``seed``             the agent's generator (worlds); same seed and calls, same moves
 
 One rollout per candidate and world: the rollout bots are deterministic given a world (``random``
 excepted), so more rollouts of the same world would repeat it; ``worlds`` is the number of
 rollouts per candidate.
-=================  =============================================================================
+===================  =============================================================================
 
 One-column rules (plain Gin Rummy, and its single hands) have defaults of their own
 (:data:`ONE_COLUMN_DEFAULTS`, :func:`default_config`): the base there is the single-hand PPO,
@@ -103,8 +109,10 @@ through, so the gate is stricter (2 standard errors) and the worlds 4 times as m
 preset is played as games to 100 and has defaults of its own (:data:`GAME_DEFAULTS`): each hand
 is valued by the change of the chance of winning the game (``value=equity``,
 :mod:`agents.search.game_equity`), knocks are searched as well as discards, the opponent models
-are ``simple`` and the gin-hunting ``patient``, pooled, and the base is ``marjj``. Any knob given
-explicitly overrides them.
+are ``simple`` and the gin-hunting ``patient``, pooled, until the opponent has won two hands at
+under 25 points a hand on average (``simple`` alone from then on), the base is ``marjj`` and
+``patient`` plays the searcher's own seat in the rollouts. Any knob given explicitly overrides
+them.
 
 Candidate moves: in the draw phase both choices (``moves=all``); in the discard phase, where big
 gin or gin is legal, none (the row is not searched and the base policy's move stands); else the
@@ -172,7 +180,7 @@ from hollywood_env.sampling import SeedLike, as_generator
 
 __all__ = ["SearchConfig", "ONE_COLUMN_DEFAULTS", "default_config", "SearchAgent", "CandidateValues",
            "parse_search_spec", "search_agent_from_spec",
-           "opponent_win_record", "opponent_waits_for_gin"]
+           "opponent_win_record", "opponent_knocks_early", "opponent_waits_for_gin"]
 
 #: the rollout (and base) bots: every name of agents.registry.BOT_CLASSES, in the order of the messages
 _ROLLOUTS = ("simple", "hollywood", "neller", "marjj", "random", "patient")
@@ -224,6 +232,9 @@ class SearchConfig:
     rollout: str = "simple+patient"
     #: the policy of the searcher's own seat in rollouts ("": ``rollout``)
     own_rollout: str = "simple"
+    #: the opponent models of the rows whose scoresheet shows an opponent who knocks early ("":
+    #: ``rollout`` in every row)
+    knocker_rollout: str = ""
     base: str = AUTO_BASE
     moves: str = "discards"
     belief: str = "auto"
@@ -259,6 +270,11 @@ class SearchConfig:
             raise ValueError(f"rollout must be one of {list(_ROLLOUTS)}, a shipped model ({', '.join(_shipped_models())}), "
                              f"ppo:PATH or dqn:PATH, or several different ones joined by {MODEL_SEPARATOR!r} "
                              f"(simple+patient), got {self.rollout!r}")
+        knockers = rollout_models(self.knocker_rollout) if self.knocker_rollout else []
+        if not all(map(_is_policy_spec, knockers)) or len(set(knockers)) < len(knockers):
+            raise ValueError(f"knocker_rollout must be empty (rollout in every row), one of {list(_ROLLOUTS)}, a shipped "
+                             f"model ({', '.join(_shipped_models())}), ppo:PATH or dqn:PATH, or several different ones "
+                             f"joined by {MODEL_SEPARATOR!r}, got {self.knocker_rollout!r}")
         if self.own_rollout and not _is_policy_spec(self.own_rollout):
             raise ValueError(f"own_rollout must be empty (the rollout policy), one of {list(_ROLLOUTS)}, a shipped "
                              f"model ({', '.join(_shipped_models())}), ppo:PATH or dqn:PATH, got {self.own_rollout!r}")
@@ -294,12 +310,14 @@ ONE_COLUMN_DEFAULTS = {"worlds": 256, "rollout": "simple", "prior": 0.0, "confid
 #: the defaults of games to the target with no bonus (the ``eaai`` preset), where the game-win
 #: equity is modelled (:mod:`agents.search.game_equity`): moves are valued by the change of the
 #: chance of winning the game, in percentage points, against an opponent who knocks early
-#: (``simple``) and one who waits for gin (``patient``), pooled. Knocks are searched as well as
+#: (``simple``) and one who waits for gin (``patient``), pooled, until the scoresheet shows which
+#: the opponent is; against one who knocks early, ``simple`` alone. Knocks are searched as well as
 #: discards: against a gin-hunter an early knock risks an undercut (25 points and the difference).
-#: The base is the gin-hunter ``marjj``; 32 worlds keep 200 games against ``marjj`` within about
-#: 30 minutes on one core (docs/agents.md, "Game equity")
-GAME_DEFAULTS = {"worlds": 32, "rollout": "simple+patient", "prior": 0.0, "confidence": 1.5, "value": "equity",
-                 "moves": "knocks", "base": "marjj"}
+#: The base is the gin-hunter ``marjj``, and ``patient``, who knocks and takes upcards as it does,
+#: plays the searcher's own seat in the rollouts; 32 worlds keep 200 games against ``marjj``
+#: within about 30 minutes on one core (docs/agents.md, "Game equity")
+GAME_DEFAULTS = {"worlds": 32, "rollout": "simple+patient", "knocker_rollout": "simple", "own_rollout": "patient",
+                 "prior": 0.0, "confidence": 1.5, "value": "equity", "moves": "knocks", "base": "marjj"}
 
 
 def default_config(rules: Rules | str | None = None) -> SearchConfig:
@@ -401,8 +419,15 @@ class SearchAgent:
         elif cfg.value in ("equity", "match"):
             self.equity = MatchEquity.from_file(cfg.equity_file or EQUITY_FILE, self.rules)
         self.rng = as_generator(seed)
-        #: (name, policy) of each opponent model of ``rollout``; the first is the rollout bot
-        self._models = [(m, self._make_policy("rollout", m)) for m in rollout_models(self.config.rollout)]
+        #: (name, policy) of each opponent model of ``rollout``, then of ``knocker_rollout``'s
+        #: others; the first is the rollout bot
+        defaults = rollout_models(self.config.rollout)
+        knockers = rollout_models(self.config.knocker_rollout) if self.config.knocker_rollout else []
+        self._models = [(m, self._make_policy("rollout", m)) for m in defaults]
+        self._models += [(m, self._make_policy("knocker_rollout", m)) for m in knockers if m not in defaults]
+        #: per model, whether it plays the opponent's seat in the rows of an unknown or patient
+        #: opponent ([0]) and of an opponent who knocks early ([1])
+        self._plays = np.array([[m in defaults, m in (knockers or defaults)] for m, _ in self._models])
         self._policy = self._models[0][1]
         self._cost: float | None = None  # measured seconds per (candidate, world), for ``seconds``
         if self.config.base == AUTO_BASE:
@@ -478,22 +503,24 @@ class SearchAgent:
         for the base move; with ``confidence`` z > 0, in a row holding the base move, the lower
         bound ``mean(d) - z * se(d)`` of the candidate's paired advantage ``d`` over the base move
         in the same worlds, with the base move at ``prior`` (so a candidate wins only above it).
-        With several opponent models the worlds of all are pooled into one paired difference, as
-        if the opponent were each model with equal chance."""
+        With several opponent models the worlds of all that play the row are pooled into one paired
+        difference, as if the opponent were each model with equal chance (a model that does not
+        play a row has NaN values there)."""
         cfg = self.config
         k = len(self._models)
         w = ev.values.shape[1] // k  # worlds per opponent model
         is_base = ev.actions == ev.base[ev.rows]
-        score = ev.values.mean(axis=1) + cfg.prior * is_base
+        score = np.nanmean(ev.values, axis=1) + cfg.prior * is_base
         if k == 1 and (cfg.confidence <= 0 or w < 2):
             return score
         base_at = np.full(ev.base.shape[0], -1, dtype=np.int64)  # per row, the base move's candidate
         base_at[ev.rows[is_base]] = np.flatnonzero(is_base)
         has = base_at[ev.rows] >= 0
         d = ev.values[has] - ev.values[base_at[ev.rows[has]]]  # (the models' worlds pooled)
-        bound = d.mean(axis=1)
+        bound = np.nanmean(d, axis=1)
         if cfg.confidence > 0 and w >= 2:
-            bound = bound - cfg.confidence * d.std(axis=1, ddof=1) / np.sqrt(k * w)
+            n = (~np.isnan(d)).sum(axis=1)  # the worlds of the models that play the row
+            bound = bound - cfg.confidence * np.nanstd(d, axis=1, ddof=1) / np.sqrt(n)
         score[has] = np.where(is_base[has], cfg.prior, bound)
         return score
 
@@ -523,12 +550,18 @@ class SearchAgent:
         # under value=match the rows against an opponent who waits for gin are valued by equity
         by_equity = (opponent_waits_for_gin(info, cfg.style_points, cfg.style_wins)[local] if cfg.value == "match"
                      else np.full(cands_row.size, cfg.value == "equity"))
-        values = np.zeros((cands_row.size, w * len(self._models)))
+        # under knocker_rollout the rows against an opponent who knocks early have models of their own
+        knocker = (opponent_knocks_early(info, cfg.style_points, cfg.style_wins)[local] if cfg.knocker_rollout
+                   else np.zeros(cands_row.size, dtype=bool))
+        values = np.full((cands_row.size, w * len(self._models)), np.nan)  # NaN: the model does not play that row
         for m, (name, policy) in enumerate(self._models):  # each opponent model plays the same worlds
-            sim = core.take(worlds, (local[:, None] * w + np.arange(w)[None, :]).reshape(-1))
+            c = np.flatnonzero(self._plays[m, knocker.astype(np.int64)])
+            if c.size == 0:
+                continue
+            sim = core.take(worlds, (local[c, None] * w + np.arange(w)[None, :]).reshape(-1))
             viewer = sim.current_player.astype(np.int64)
-            values[:, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act, w), viewer, name, policy,
-                                                         np.repeat(by_equity, w)).reshape(-1, w)
+            values[c, m * w:(m + 1) * w] = self._rollout(sim, np.repeat(cands_act[c], w), viewer, name, policy,
+                                                         np.repeat(by_equity[c], w)).reshape(-1, w)
         cost = (time.perf_counter() - t0) / (cands_row.size * w)  # seconds per (candidate, world)
         self._cost = cost if self._cost is None else 0.7 * self._cost + 0.3 * cost
         return CandidateValues(base, cands_row, cands_act, values, worlds)
@@ -645,6 +678,16 @@ def opponent_win_record(info: InfoSet) -> tuple[np.ndarray, np.ndarray]:
     points = info.columns[rows, opp].sum(axis=1).astype(np.float64)
     credited = info.hands_scored[rows, opp]
     return credited.max(axis=1).astype(np.int64), points / np.maximum(credited.sum(axis=1), 1)
+
+
+def opponent_knocks_early(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:
+    """``(n,)`` bool: the opponent has won at least ``wins`` hands this match (or game) at under
+    ``points`` per hand on average (:func:`opponent_win_record`): most of its wins were knocks, the
+    play of one who knocks as soon as it may. On the ``eaai`` rules ``simple``, ``neller`` and
+    ``hollywood`` win 14 to 15 points a hand against ``marjj``, who wins 32 against itself
+    (docs/agents.md, "Game equity"). False before ``wins`` won hands."""
+    n_wins, per_win = opponent_win_record(info)
+    return (n_wins >= wins) & (per_win < points)
 
 
 def opponent_waits_for_gin(info: InfoSet, points: float = 25.0, wins: int = 2) -> np.ndarray:

@@ -514,3 +514,52 @@ def test_an_unreachable_prior_or_a_tie_keeps_the_base_move(prior):
         bound = d.mean(axis=1) - 1.5 * d.std(axis=1, ddof=1) / np.sqrt(2)
         for r in np.unique(ev.rows):
             assert (chosen[r] == ev.base[r]) == (bound[ev.rows == r].max() <= 0)
+
+
+def test_knocker_rollout_plays_only_the_rows_of_an_opponent_who_knocks_early():
+    """``knocker_rollout``: in the rows whose opponent has won at least 2 hands at under 25 points
+    on average, only its models play the opponent's seat (the other models' values are NaN there);
+    every other row is valued by ``rollout`` alone. Each played value equals the one-game
+    reference of its model, and the choice is the gate's over the models that played the row."""
+    from agents.search.search import opponent_knocks_early
+    from hollywood_env.determinize import InfoSet
+
+    state = _positions(n=24, seed=4, steps=12, preset="eaai")
+    live = np.flatnonzero(~state.done)
+    knocker_rows, patient_rows = live[::3], live[1::3]
+    _record_opponent_wins(state, knocker_rows, [12, 15])
+    _record_opponent_wins(state, patient_rows, [31, 27])
+    _record_opponent_wins(state, live[2::3], [10])  # one win: not yet known
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    info = InfoSet.from_observation(obs, masks, state.rules)
+    assert opponent_knocks_early(info).tolist() == np.isin(live, knocker_rows).tolist()
+    knobs = dict(worlds=2, moves="knocks", rollout="patient", own_rollout="simple", value="points",
+                 knocker_rollout="simple", confidence=1.5)
+    ev = SearchAgent("eaai", seed=5, **knobs).candidate_values(obs, masks)
+    chosen = SearchAgent("eaai", seed=5, **knobs)(obs, masks)
+    knocks = np.isin(live[ev.rows], knocker_rows)
+    assert knocks.any() and (~knocks).any()
+    assert ev.values.shape == (ev.rows.size, 4)  # patient's 2 worlds, then simple's
+    assert np.isnan(ev.values[knocks, :2]).all() and not np.isnan(ev.values[knocks, 2:]).any()
+    assert np.isnan(ev.values[~knocks, 2:]).all() and not np.isnan(ev.values[~knocks, :2]).any()
+    searched = np.unique(ev.rows)
+    for c in range(ev.rows.size):
+        i = int(np.searchsorted(searched, ev.rows[c]))
+        bot = SimpleBot("eaai") if knocks[c] else PatientBot("eaai")
+        for j in range(2):
+            world = core.take(ev.worlds, [i * 2 + j])
+            ref = _reference_value(world, int(ev.actions[c]), bot, own=SimpleBot("eaai"))
+            assert ref == ev.values[c, 2 + j if knocks[c] else j]
+    # the gate over the played worlds: a move replaces the base move only on a positive lower bound
+    played = np.where(knocks[:, None], ev.values[:, 2:], ev.values[:, :2])
+    d = played - played[[np.flatnonzero((ev.rows == r) & (ev.actions == ev.base[r]))[0] for r in ev.rows]]
+    bound = d.mean(axis=1) - 1.5 * d.std(axis=1, ddof=1) / np.sqrt(2)
+    for r in searched:
+        assert (chosen[r] == ev.base[r]) == (bound[ev.rows == r].max() <= 0)
+
+
+def test_knocker_rollout_is_checked():
+    with pytest.raises(ValueError, match="knocker_rollout must be"):
+        SearchConfig(knocker_rollout="nobody")
+    with pytest.raises(ValueError, match="knocker_rollout must be"):
+        SearchConfig(knocker_rollout="simple+simple")
