@@ -55,6 +55,9 @@ DESC = {
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
  'eaai/search_base': 'the search on the EAAI game with `ppo-gin-rummy` as its base policy, against `marjj`',
+ 'eaai/search_opponent_style': (
+     'the search on the EAAI game with opponent models chosen by the opponent\'s record, against its previous '
+     'defaults and one knob at a time, against `simple` and `marjj` on two seeds'),
  'eaai/search_variants': (
      'the search on the EAAI game with one knob changed at a time (belief, value, base and own rollouts),'
      ' against `marjj`'),
@@ -74,7 +77,7 @@ DESC = {
  'ppo_gin_rummy/run_1800_seed1': (
      'the second training seed of `ppo-gin-rummy`\'s recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
- 'exploit/search': 'the search best response (`search:rollout=TARGET`) against its target',
+ 'exploit/search': 'the search best response (`search:rollout=TARGET,knocker_rollout=TARGET`) against its target',
  'exploit/budget': (
      'best responses at 20,000,000 decisions (budget.sh) to `simple` and `marjj` on the EAAI game and to'
      ' `ppo-hollywood`, and one to `simple` rewarded by the game\'s result'),

@@ -1,0 +1,41 @@
+"""Print the table of the search's opponent models on the EAAI game (docs/agents.md) from
+results/eaai/search_opponent_style/*/evaluate.json (see run.sh)."""
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROWS = [
+    ("previous", "the previous defaults: `simple` and `patient` pooled in every row, `simple` in its own seat"),
+    ("previous_rollout_simple", "`simple` alone in every row"),
+    ("previous_rollout_patient", "`patient` alone in every row"),
+    ("previous_knocker_simple", "`simple` alone against an opponent who knocks early (`knocker_rollout=simple`)"),
+    ("previous_own_patient", "`patient` in its own seat (`own_rollout=patient`)"),
+    ("default", "both: the default"),
+    ("style_wins_1", "the default, a knocker known after one win (`style_wins=1`)"),
+    ("moves_all", "the default, draws searched too (`moves=all`)"),
+    ("rollout_simple_marjj", "the default with `marjj` for `patient`: `simple` and `marjj` pooled (`rollout=simple+marjj`)"),
+    ("rollout_marjj", "the default with `marjj` alone until the opponent shows it knocks early (`rollout=marjj`)"),
+    ("marjj", "`marjj` alone (the base)"),
+]
+COLUMNS = [("simple", 4301), ("simple", 4401), ("marjj", 4301), ("marjj", 4401)]
+
+
+def cell(name: str, opp: str, seed: int) -> str:
+    path = HERE / f"{name}-{seed}-vs-{opp}" / "evaluate.json"
+    if not path.is_file():
+        return ""
+    m = json.loads(path.read_text(encoding="utf-8"))["metrics"]
+    g, p = m["match_win_rate"], m["points_per_hand"]
+    return f"{100 * g['value']:.1f}% [{100 * g['low']:.1f}, {100 * g['high']:.1f}], {p['value']:+.1f}"
+
+
+def main() -> None:
+    print("| search | " + " | ".join(f"vs `{o}`, seed {s}" for o, s in COLUMNS) + " |")
+    print("|---|" + "---|" * len(COLUMNS))
+    for name, label in ROWS:
+        print(f"| {label} | " + " | ".join(cell(name, o, s) for o, s in COLUMNS) + " |")
+
+
+if __name__ == "__main__":
+    main()
