@@ -115,6 +115,9 @@ DESC = {
  'search/base_ppo_gated': (
      'search with base `ppo-hollywood-v1` and the confidence gate (1.5 standard errors), '
      '`simple` alone as the opponent model; 200-match screens'),
+ 'search/knocker_rollout': (
+     'Hollywood matches: the search with `simple` alone against an opponent whose record shows it knocks early '
+     '(`knocker_rollout=simple`), against `simple`'),
  'search/worlds_128_vs_64': '128 worlds against 64 (base `hollywood`), against the `hollywood` bot',
  'search_information': (
      'what limits search: worlds from the true hand, the learned, heuristic and uniform beliefs '
