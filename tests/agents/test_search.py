@@ -241,6 +241,23 @@ def _record_opponent_wins(state, games, points):
         state.sheet.record(np.asarray(games), opp, np.full(len(games), p))
 
 
+def _positions_with_opponent_records(preset):
+    """Positions of ``preset`` whose opponents have won, in every third game, two hands of 31 and 27
+    points (``patient_rows``), two of 12 and 15 (``knocker_rows``), or one of 40 (not yet known):
+    ``(live, patient_rows, knocker_rows, obs, masks, info)`` of the live games."""
+    from hollywood_env.determinize import InfoSet
+
+    state = _positions(n=24, seed=4, steps=12, preset=preset)
+    live = np.flatnonzero(~state.done)
+    assert not state.sheet.hands_scored.any()
+    patient_rows, knocker_rows = live[::3], live[1::3]
+    _record_opponent_wins(state, patient_rows, [31, 27])
+    _record_opponent_wins(state, knocker_rows, [12, 15])
+    _record_opponent_wins(state, live[2::3], [40])
+    obs, masks = encode(state, games=live), state.legal_action_mask[live]
+    return live, patient_rows, knocker_rows, obs, masks, InfoSet.from_observation(obs, masks, state.rules)
+
+
 def test_the_opponent_win_record_is_read_from_the_scoresheet():
     from agents.search.search import opponent_waits_for_gin, opponent_win_record
     from hollywood_env.determinize import InfoSet
@@ -269,17 +286,8 @@ def test_value_match_uses_equity_only_against_an_opponent_who_waits_for_gin():
     ``EQUITY_PER_POINT``; in the others (early knockers, and opponents with fewer wins) the signed
     hand points, exactly as ``value=points``."""
     from agents.search.search import EQUITY_PER_POINT, opponent_waits_for_gin
-    from hollywood_env.determinize import InfoSet
 
-    state = _positions(n=24, seed=4, steps=12)
-    live = np.flatnonzero(~state.done)
-    assert not state.sheet.hands_scored.any()
-    patient_rows, knocker_rows = live[::3], live[1::3]
-    _record_opponent_wins(state, patient_rows, [31, 27])
-    _record_opponent_wins(state, knocker_rows, [12, 15])
-    _record_opponent_wins(state, live[2::3], [40])  # one win: not yet known
-    obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    info = InfoSet.from_observation(obs, masks, state.rules)
+    live, patient_rows, knocker_rows, obs, masks, info = _positions_with_opponent_records("hollywood")
     assert opponent_waits_for_gin(info).tolist() == np.isin(live, patient_rows).tolist()
     knobs = dict(worlds=2, moves="all", rollout="simple", own_rollout="")
     ev = SearchAgent("hollywood", seed=5, value="match", **knobs).candidate_values(obs, masks)
@@ -522,16 +530,8 @@ def test_knocker_rollout_plays_only_the_rows_of_an_opponent_who_knocks_early():
     every other row is valued by ``rollout`` alone. Each played value equals the one-game
     reference of its model, and the choice is the gate's over the models that played the row."""
     from agents.search.search import opponent_knocks_early
-    from hollywood_env.determinize import InfoSet
 
-    state = _positions(n=24, seed=4, steps=12, preset="eaai")
-    live = np.flatnonzero(~state.done)
-    knocker_rows, patient_rows = live[::3], live[1::3]
-    _record_opponent_wins(state, knocker_rows, [12, 15])
-    _record_opponent_wins(state, patient_rows, [31, 27])
-    _record_opponent_wins(state, live[2::3], [10])  # one win: not yet known
-    obs, masks = encode(state, games=live), state.legal_action_mask[live]
-    info = InfoSet.from_observation(obs, masks, state.rules)
+    live, patient_rows, knocker_rows, obs, masks, info = _positions_with_opponent_records("eaai")
     assert opponent_knocks_early(info).tolist() == np.isin(live, knocker_rows).tolist()
     knobs = dict(worlds=2, moves="knocks", rollout="patient", own_rollout="simple", value="points",
                  knocker_rollout="simple", confidence=1.5)
