@@ -189,8 +189,9 @@ class Shard:
     # --- league --------------------------------------------------------------------------------
 
     def add_snapshot(self, name: str, weights: dict) -> None:
-        """A promoted snapshot joins this shard's league (its sampling seed from the shard's RNG)."""
-        self.league.add_snapshot(self.snapshot_policy(name, weights, self.league.rng.integers(2**62)), name)
+        """A promoted snapshot or an exploiter joins this shard's league (its sampling seed from
+        the shard's RNG)."""
+        self.league.add_member(self.snapshot_policy(name, weights, self.league.rng.integers(2**62)), name)
 
     def _begin(self, weights: dict | None, additions) -> None:
         if weights is not None:
@@ -702,7 +703,7 @@ def open_collector(shard_cls: type[Shard], cfg: Any, net: torch.nn.Module, leagu
     """The run's collector (:func:`agents.rl.collectors.make_collector`) over ``shard_cls`` shards,
     seeded with the learner league's pool; with ``saved_state`` (a checkpoint's) the shards
     continue the saved games."""
-    pool = list(snapshot_weights(league, league.snapshot_ids).values())
+    pool = list(snapshot_weights(league, sorted(league.snapshot_ids + league.exploiter_ids)).values())
     collector = make_collector(shard_cls, cfg, net, start_update, pool,
                                snapshot_weights=lambda ids: snapshot_weights(league, ids))
     if saved_state is not None:

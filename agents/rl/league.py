@@ -2,7 +2,8 @@
 
 Each game of the training batch gets, at the start of every episode, an opponent drawn with the
 configured weights: the latest policy itself (both seats are then the learner), a frozen past
-snapshot from a bounded pool, or a baseline bot; and, when the opponent is not the learner
+snapshot from a bounded pool, a baseline bot, or one of the league's exploiters (best responses
+to the policy, when they have a share of their own); and, when the opponent is not the learner
 itself, a learner seat drawn uniformly. A snapshot enters the pool only after a gated evaluation
 against the best snapshot so far (see :class:`experiments.config.schema.LeagueConfig`), so the pool
 cannot silently fill with policies that got worse.
@@ -21,6 +22,7 @@ from hollywood_env.rules import Rules
 from hollywood_env.sampling import as_generator
 
 SELF = -1  # opponent id of self-play games
+EXPLOITER_PREFIX = "exploiter_"  # the names of the league's exploiters (``exploiter_<update>``)
 
 
 @dataclass
@@ -47,6 +49,7 @@ class League:
         self.names: dict[int, str] = {}
         self.bot_ids: list[int] = []
         self.snapshot_ids: list[int] = []  # the pool, oldest first
+        self.exploiter_ids: list[int] = []  # the exploiters with a share of their own, oldest first
         for name in cfg.bots:
             seed = as_generator(rng.integers(2**63))
             self._add(make_agent(name, rules, seed=seed) if make_bots else None, name, self.bot_ids)
@@ -68,16 +71,34 @@ class League:
         if best:
             self.best, self.best_name = policy, name
 
+    def add_exploiter(self, policy: Policy, name: str) -> None:
+        """A best response to the policy joins the league. With ``exploiter_weight`` it is kept
+        among the exploiters, who share that weight of the games however many snapshots there
+        are; without, it joins the snapshot pool (never as the best)."""
+        if self.cfg.exploiter_weight > 0:
+            self._add(policy, name, self.exploiter_ids)
+        else:
+            self.add_snapshot(policy, name, best=False)
+
+    def add_member(self, policy: Policy, name: str) -> None:
+        """A member sent by the learner (a shard's copy of the league): an exploiter by its name,
+        otherwise a promoted snapshot."""
+        if name.startswith(EXPLOITER_PREFIX):
+            self.add_exploiter(policy, name)
+        else:
+            self.add_snapshot(policy, name)
+
     def sample(self, n: int) -> Assignment:
         """Opponents and learner seats for ``n`` new episodes."""
+        groups = (self.snapshot_ids, self.bot_ids, self.exploiter_ids)
+        weights = (self.cfg.snapshot_weight, self.cfg.bot_weight, self.cfg.exploiter_weight)
         w = np.array([self.cfg.self_play_weight,
-                      self.cfg.snapshot_weight if self.snapshot_ids else 0.0,
-                      self.cfg.bot_weight if self.bot_ids else 0.0])
+                      *(weight if ids else 0.0 for weight, ids in zip(weights, groups, strict=True))])
         if w.sum() <= 0:
-            w = np.array([1.0, 0.0, 0.0])
-        kind = self.rng.choice(3, size=n, p=w / w.sum())
+            w = np.array([1.0, 0.0, 0.0, 0.0])
+        kind = self.rng.choice(len(w), size=n, p=w / w.sum())
         opp = np.full(n, SELF, dtype=np.int64)
-        for k, ids in ((1, self.snapshot_ids), (2, self.bot_ids)):
+        for k, ids in enumerate(groups, start=1):
             rows = kind == k
             if ids and rows.any():
                 opp[rows] = np.asarray(ids)[self.rng.integers(len(ids), size=int(rows.sum()))]
@@ -94,7 +115,7 @@ class League:
 
     def forget_unused(self, in_use: np.ndarray) -> None:
         """Drop evicted snapshots that no game plays any more."""
-        keep = set(self.bot_ids) | set(self.snapshot_ids) | {int(k) for k in np.unique(in_use)}
+        keep = set(self.bot_ids) | set(self.snapshot_ids) | set(self.exploiter_ids) | {int(k) for k in np.unique(in_use)}
         for k in list(self.policies):
             if k not in keep and self.policies[k] is not self.best:
                 del self.policies[k]
@@ -106,7 +127,8 @@ class League:
         sampler and of every member (a bot's ``rng``, a snapshot policy's torch ``generator``)."""
         best = next((k for k, p in self.policies.items() if p is self.best and p is not None), None)
         return {"rng": self.rng.bit_generator.state, "names": dict(self.names), "bot_ids": list(self.bot_ids),
-                "snapshot_ids": list(self.snapshot_ids), "live": list(self.policies), "best": best,
+                "snapshot_ids": list(self.snapshot_ids), "exploiter_ids": list(self.exploiter_ids),
+                "live": list(self.policies), "best": best,
                 "member_rng": {k: _rng_state(p) for k, p in self.policies.items()}}
 
     def set_state(self, state: dict, make_snapshot: Callable[[int, str], Policy]) -> None:
@@ -116,6 +138,7 @@ class League:
             raise ValueError("league state from a league with other bots")
         self.names = dict(state["names"])
         self.snapshot_ids = list(state["snapshot_ids"])
+        self.exploiter_ids = list(state.get("exploiter_ids", ()))  # absent from runs without exploiter_weight
         policies = {}
         for k in state["live"]:
             policies[k] = self.policies[k] if k in self.bot_ids else make_snapshot(k, self.names[k])

@@ -367,14 +367,15 @@ class TrainingRun:
         return metrics
 
     def add_exploiter(self, update: int) -> dict:
-        """A best response to the policy of ``update`` joins the pool (not as the best snapshot:
+        """A best response to the policy of ``update`` joins the league (never as the best snapshot:
         the gate still compares the policy with its own past); queued for the shards."""
-        name = f"exploiter_{update}"
+        from agents.rl.league import EXPLOITER_PREFIX
+
+        name = f"{EXPLOITER_PREFIX}{update}"
         policy_file = self.run_dir / "exploiters" / f"policy_{update}.pt"
         self.save(policy_file, self.checkpoint(update, False))
         weights, win_rate = self.exploiter(policy_file, update)
-        self.league.add_snapshot(self.learner.snapshot_policy(weights, name, self.rng.integers(2**62)), name,
-                                 best=False)
+        self.league.add_exploiter(self.learner.snapshot_policy(weights, name, self.rng.integers(2**62)), name)
         self.additions.append((name, weights))
         return {"league/exploiter_win_rate": win_rate}
 

@@ -108,10 +108,11 @@ class LeagueConfig:
 
     Exploiters (PPO only): every ``exploiter_every`` updates a best response to the current
     policy is trained (``hollywood exploit``'s recipe ``exploiter_config``, from the current
-    weights, for ``exploiter_decisions`` decisions, in ``<run>/exploiters/``) and joins the pool
-    as an opponent the learner meets with the snapshots' weight, as PSRO's best responses and
-    AlphaStar's league exploiters do. What it won against the policy is logged as
-    ``league/exploiter_win_rate``.
+    weights, for ``exploiter_decisions`` decisions, in ``<run>/exploiters/``) and becomes an
+    opponent of the learner, as PSRO's best responses and AlphaStar's league exploiters do. With
+    ``exploiter_weight`` 0 it joins the snapshot pool and shares the snapshots' weight; otherwise
+    the exploiters, all kept, share ``exploiter_weight`` of the games among themselves. What each
+    won against the policy is logged as ``league/exploiter_win_rate``.
     """
 
     self_play_weight: float = 0.5
@@ -126,9 +127,10 @@ class LeagueConfig:
     exploiter_every: int = 0  # updates; 0: no exploiters
     exploiter_decisions: int = 500_000
     exploiter_config: str = "exploit"
+    exploiter_weight: float = 0.0  # share of the games against the exploiters; 0: they join the snapshot pool
 
     def __post_init__(self):
-        for name in ("self_play_weight", "snapshot_weight", "bot_weight"):
+        for name in ("self_play_weight", "snapshot_weight", "bot_weight", "exploiter_weight"):
             _check_number(f"league.{name}", getattr(self, name), 0.0)
         w = (self.self_play_weight, self.snapshot_weight, self.bot_weight)
         if sum(w) <= 0:
@@ -140,6 +142,9 @@ class LeagueConfig:
         _check_names("league.bots", self.bots)
         _check_int("league.exploiter_every", self.exploiter_every, 0)
         _check_int("league.exploiter_decisions", self.exploiter_decisions, 1)
+        if self.exploiter_weight > 0 and not self.exploiter_every:
+            raise ValueError(f"league.exploiter_weight={self.exploiter_weight}: the share of the exploiters' games "
+                             "needs exploiters, set league.exploiter_every > 0")
 
 
 @dataclass
