@@ -240,3 +240,17 @@ def stateful_settings(max_examples: int, steps: int):
     return settings(max_examples=max_examples, stateful_step_count=steps, deadline=None, derandomize=True,
                     database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
                     print_blob=False)
+
+
+def assert_same_weights(run_a, run_b) -> None:
+    """The latest checkpoints of two runs hold the same update, step count and weights."""
+    import torch
+
+    from agents.checkpoint import load_checkpoint
+
+    a = load_checkpoint(run_a / "checkpoints" / "latest.pt")
+    b = load_checkpoint(run_b / "checkpoints" / "latest.pt")
+    assert a["update"] == b["update"] and a["global_step"] == b["global_step"]
+    assert a["model"].keys() == b["model"].keys()
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import assert_same_weights
 
 from agents.checkpoint import CheckpointError, atomic_write, load_checkpoint, save_checkpoint
 from agents.rl.stopping import StopSignals, TrainingStopped
@@ -63,15 +64,6 @@ def tiny_config(algo: str, root: Path, updates: int) -> TrainConfig:
              "ppo-expert": ["--ppo.expert", "marjj", "--ppo.expert_until", "0.5"],
              "dqn-expert": ["--dqn.expert", "marjj", "--dqn.expert_until", "0.8"]}.get(algo, [])
     return load_config(TrainConfig, ROOT / "configs" / f"{base}_tiny.yaml", tiny_args(base, root, updates) + extra)
-
-
-def assert_same_weights(run_a: Path, run_b: Path) -> None:
-    a = load_checkpoint(run_a / "checkpoints" / "latest.pt")
-    b = load_checkpoint(run_b / "checkpoints" / "latest.pt")
-    assert a["update"] == b["update"] and a["global_step"] == b["global_step"]
-    assert a["model"].keys() == b["model"].keys()
-    for k in a["model"]:
-        assert torch.equal(a["model"][k], b["model"][k]), k
 
 
 def tensorboard_steps(run: Path, tag: str) -> list[int]:
