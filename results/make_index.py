@@ -94,7 +94,14 @@ DESC = {
  'ppo_hollywood/exploiters20m_seed0': (
      'the flagship fine-tuned with 20,000,000-decision exploiters in its league (300 updates): config,'
      ' metrics, the model file and its card, matches against the bots and `ppo-hollywood`, and best'
-     ' responses at 20,000,000 decisions to it (seeds 0 and 1) and to `ppo-hollywood` (seed 1)'),
+     ' responses at 20,000,000 decisions to it (seeds 0, 1 and 2; seed 2 made by'
+     ' `exploiter_share_seed0/more_seeds.sh`) and to `ppo-hollywood` (seed 1)'),
+ 'ppo_hollywood/exploiter_share_seed0': (
+     'the flagship fine-tuned with its exploiters sharing 40% of the games (300 updates, an exploiter'
+     ' of 20,000,000 decisions every 60): config, metrics, the model file and its card, matches'
+     ' against the bots, `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
+     ' (seeds 0, 1 and 2) and to `ppo-hollywood` (seed 2), and `ppo-hollywood` against `search`;'
+     ' `render.py` prints the comparison table'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
