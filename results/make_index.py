@@ -140,10 +140,12 @@ def _log(*args):
 
 def commit(rel):
     """The last commit that changed the folder; for a renamed folder, the last that changed it under its
-    earlier name (the rename itself changed no figure)."""
+    earlier name (the rename itself changed no figure), unless it was added after the rename."""
     for new, old in RENAMED.items():
         if rel == new or rel.startswith(new + '/'):
-            return (_log('--diff-filter=AM', '--', old + rel[len(new):]) or '?') + f' (as `{old + rel[len(new):]}/`)'
+            before = _log('--diff-filter=AM', '--', old + rel[len(new):])
+            if before:
+                return before + f' (as `{old + rel[len(new):]}/`)'
     return _log('--', rel) or '(not committed)'
 def backs(rel):
     pages = []
