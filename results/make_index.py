@@ -58,6 +58,10 @@ DESC = {
  'eaai/search_opponent_style': (
      'the search on the EAAI game with opponent models chosen by the opponent\'s record, against its previous '
      'defaults and one knob at a time, against `simple` and `marjj` on two seeds'),
+ 'eaai/search_oracle': (
+     'what the hidden cards are worth in games to 100: the search given the opponent\'s true hand or the'
+     ' whole true game (experiments/research/oracle_ceiling.py, an experiment only), and the honest search'
+     ' with the same knobs, against `simple` and `marjj`'),
  'eaai/search_variants': (
      'the search on the EAAI game with one knob changed at a time (belief, value, base and own rollouts),'
      ' against `marjj`'),
@@ -102,6 +106,11 @@ DESC = {
      ' against the bots, `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
      ' (seeds 0, 1 and 2) and to `ppo-hollywood` (seed 2), and `ppo-hollywood` against `search`;'
      ' `render.py` prints the comparison table'),
+ 'ppo_hollywood/exploiter_share_bots_seed0': (
+     'the flagship fine-tuned with its exploiters sharing 30% of the games and the bots 55%'
+     ' (configs/ppo_hollywood_exploiter_share_bots.yaml, 300 updates): config, metrics, the model file and'
+     ' its card, matches against `ppo-hollywood`, best responses at 20,000,000 decisions to it (seeds 0, 1'
+     ' and 2)'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),

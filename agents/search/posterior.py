@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.matches import act
 from agents.registry import Policy
-from agents.search.search import CandidateValues, SearchAgent, candidates
+from agents.search.search import SearchAgent
 from hollywood_env import core
 from hollywood_env.actions import DISCARD, DRAW_STOCK, KNOCK, TAKE_DISCARD
 from hollywood_env.cards import CARD_BITS, NUM_CARDS, masks_to_bools
@@ -46,7 +46,7 @@ from hollywood_env.determinize import consistent, opponent_hand_size, sample_wor
 from hollywood_env.melds import popcount
 from hollywood_env.rules import Rules
 
-__all__ = ["play", "rebuild_histories", "log_likelihood", "draw_worlds", "SearchedRows", "PosteriorSearch"]
+__all__ = ["play", "rebuild_histories", "log_likelihood", "draw_worlds", "PosteriorSearch"]
 
 
 def play(viewer: Policy, viewer_spec: str, opponent: Policy, opponent_spec: str, model: Policy, rules: Rules,
@@ -142,19 +142,7 @@ def draw_worlds(kind: str, p: np.ndarray, unseen: np.ndarray, need: int, w: int,
     return chosen, chosen @ log_odds
 
 
-class SearchedRows(SearchAgent):
-    """A search agent that notes which rows of a call it searches (``_searched``), for the
-    worlds of the experiments below."""
-
-    def candidate_values(self, obs: np.ndarray, masks: np.ndarray, history: np.ndarray | None = None,
-                         ) -> CandidateValues:
-        base = np.asarray(self._base(obs, masks))
-        rows, _ = candidates(np.asarray(obs, np.float32), np.asarray(masks, bool), base, self.config.moves)
-        self._searched = np.unique(rows)
-        return super().candidate_values(obs, masks, history)
-
-
-class PosteriorSearch(SearchedRows):
+class PosteriorSearch(SearchAgent):
     """The search agent whose worlds are drawn from the posterior given ``simple``'s policy:
     learned proposals weighted by the likelihood of the opponent's moves this hand, resampled.
     :func:`play` gives it the real game so far (``snaps``, ``acts``: the States before each step
@@ -165,7 +153,7 @@ class PosteriorSearch(SearchedRows):
     paths = 4
     eps = 0.01
 
-    def _worlds(self, info, w, obs=None, history=None):
+    def _worlds(self, info, w, obs=None, history=None, rows=None):
         # proposals: the learned probabilities as independent cards, kept when their number is
         # right (a density known up to a constant, divided out below); then w of them resampled
         # by weight, and dealt into uniform worlds with the stock reshuffled
@@ -173,7 +161,7 @@ class PosteriorSearch(SearchedRows):
         probs = self.learned.probabilities(info, obs, history)
         unseen = masks_to_bools(unseen_cards(info))
         need = opponent_hand_size(info) - popcount(info.opp_known)
-        games = self.games[self._searched]
+        games = self.games[rows]
         T = len(self.snaps) - 1
         opp_hands = []
         for i, g in enumerate(games):

@@ -544,7 +544,7 @@ class SearchAgent:
             return CandidateValues(base, cands_row, cands_act, np.zeros((0, w * len(self._models))), None)
         t0 = time.perf_counter()
         info = InfoSet.from_observation(obs[rows], masks[rows], self.rules)
-        worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows])
+        worlds = self._worlds(info, w, obs[rows], None if history is None else history[rows], rows=rows)
         # every candidate of a row is played in the same worlds: the row's w kept worlds
         local = np.searchsorted(rows, cands_row)
         # under value=match the rows against an opponent who waits for gin are valued by equity
@@ -577,11 +577,12 @@ class SearchAgent:
             return min(cfg.worlds, 16)
         return int(np.clip(cfg.seconds * n_rows / (self._cost * n_candidates), 4, cfg.worlds))
 
-    def _worlds(self, info: InfoSet, w: int, obs=None, history=None) -> core.State:
+    def _worlds(self, info: InfoSet, w: int, obs=None, history=None, rows=None) -> core.State:
         """``w`` worlds per information set, drawn from the belief: uniform, heuristic (the most
         believable of ``w * oversample`` built-up worlds) or learned (the opponent's unknown
         cards drawn from the learned probabilities of the rows' observations ``obs`` and
-        histories ``history``)."""
+        histories ``history``). ``rows``: the searched rows' indices among the call's rows,
+        unused here (a measuring subclass that knows the true games picks them by it)."""
         cfg = self.config
         if cfg.belief == "uniform":
             return sample_worlds(info, w, self.rng)

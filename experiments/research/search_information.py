@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from agents.bots import SimpleBot  # noqa: E402
 from agents.search.belief import LearnedBelief  # noqa: E402
-from agents.search.posterior import PosteriorSearch, SearchedRows  # noqa: E402
+from agents.search.posterior import PosteriorSearch  # noqa: E402
 from agents.search.search import SearchAgent, parse_search_spec  # noqa: E402
 from experiments.evaluation.stats import wilson  # noqa: E402
 from hollywood_env import core  # noqa: E402
@@ -47,16 +47,16 @@ from hollywood_env.history import encode_history  # noqa: E402
 from hollywood_env.observation import encode  # noqa: E402
 
 
-class TruthSearch(SearchedRows):
+class TruthSearch(SearchAgent):
     """The search agent whose worlds hold the opponent's true hand (set ``truth`` = the real
     State and ``games`` = the rows' games before each call). For this experiment only."""
 
     truth: core.State
     games: np.ndarray
 
-    def _worlds(self, info, w, obs=None, history=None):
-        worlds = super()._worlds(info, w, obs, history)
-        g = np.repeat(self.games[self._searched], w)
+    def _worlds(self, info, w, obs=None, history=None, rows=None):
+        worlds = super()._worlds(info, w, obs, history, rows)
+        g = np.repeat(self.games[rows], w)
         me = self.truth.current_player[g].astype(np.int64)
         opp_true = self.truth.hands[g, 1 - me]
         for i in range(worlds.batch_size):  # give the opponent its true hand, the rest to the stock
@@ -90,7 +90,7 @@ def play(agent, pairs: int, seed: int, rules: str = "gin-rummy-simple"):
         act = np.full(2 * pairs, -1, dtype=np.int64)
         ia, ib = idx[on_a], idx[~on_a]
         if ia.size:
-            if isinstance(agent, SearchedRows):
+            if isinstance(agent, (TruthSearch, PosteriorSearch)):
                 agent.games = ia
             if isinstance(agent, TruthSearch):
                 agent.truth = state
