@@ -1,8 +1,11 @@
-"""Print the table of the search's opponent models on the EAAI game (docs/agents.md) from
-results/eaai/search_opponent_style/*/evaluate.json (see run.sh)."""
+"""Print the tables of the search's opponent models on the EAAI game (docs/agents.md) from
+results/eaai/search_opponent_style/*/evaluate.json (see run.sh): each run by seed, then the
+default and `rollout=simple+marjj` over the four seeds of each."""
 
 import json
 from pathlib import Path
+
+from experiments.evaluation.stats import wilson
 
 HERE = Path(__file__).resolve().parent
 ROWS = [
@@ -30,11 +33,33 @@ def cell(name: str, opp: str, seed: int) -> str:
     return f"{100 * g['value']:.1f}% [{100 * g['low']:.1f}, {100 * g['high']:.1f}], {p['value']:+.1f}"
 
 
+POOLED = [("default", "the default"), ("rollout_simple_marjj", "`rollout=simple+marjj`")]
+SEEDS = (4301, 4401, 4501, 4601)
+
+
+def pooled(name: str, opp: str) -> str:
+    """Games won over the seeds' runs pooled (Wilson), and the mean of their points a hand."""
+    runs = [HERE / f"{name}-{s}-vs-{opp}" / "evaluate.json" for s in SEEDS]
+    if not all(p.is_file() for p in runs):
+        return ""
+    ms = [json.loads(p.read_text(encoding="utf-8"))["metrics"] for p in runs]
+    wins = sum(m["match_win_rate"]["value"] * m["match_win_rate"]["n"] for m in ms)
+    n = sum(m["match_win_rate"]["n"] for m in ms)
+    g = wilson(wins, n)
+    points = sum(m["points_per_hand"]["value"] for m in ms) / len(ms)
+    return f"{100 * g.value:.1f}% [{100 * g.low:.1f}, {100 * g.high:.1f}] of {n:,.0f}, {points:+.1f}"
+
+
 def main() -> None:
     print("| search | " + " | ".join(f"vs `{o}`, seed {s}" for o, s in COLUMNS) + " |")
     print("|---|" + "---|" * len(COLUMNS))
     for name, label in ROWS:
         print(f"| {label} | " + " | ".join(cell(name, o, s) for o, s in COLUMNS) + " |")
+    print()
+    print("| search, seeds " + ", ".join(map(str, SEEDS)) + " | vs `simple` | vs `marjj` |")
+    print("|---|---|---|")
+    for name, label in POOLED:
+        print(f"| {label} | {pooled(name, 'simple')} | {pooled(name, 'marjj')} |")
 
 
 if __name__ == "__main__":
