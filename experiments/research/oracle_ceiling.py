@@ -1,29 +1,29 @@
-"""How much of a game to 100 can any player win against a bot? A cheater's figure.
+"""How much of a game to 100 can a player win against a bot who knew its hidden cards?
 
-The targets of the EAAI game ask for a share of games against ``simple`` and ``marjj``. How
-much of that share the cards leave to skill is not known. This script measures what a player
-who cheats reaches: an *oracle* that sees the opponent's hand and the order of the stock, and
-knows the opponent's policy exactly (the opponent bot itself plays the opponent's seat in its
-rollouts). No honest agent has more to go on, so what the oracle cannot win is, to the extent
-the oracle plays well, out of reach of every agent.
+The targets of the EAAI game ask for a share of games against ``simple`` and ``marjj``. How much
+of that share the cards leave to skill, and how much the hidden information costs, is measured
+here by giving the ``search`` agent (:class:`agents.search.search.SearchAgent`) what no player
+has, with the opponent bot itself in its rollouts (its exact policy):
 
-The oracle is the ``search`` agent (:class:`agents.search.search.SearchAgent`) given one world,
-the true game, instead of worlds drawn from a belief. With the opponent's own policy in the
-rollouts, each candidate move is valued exactly: the change of the chance of winning the game
-(``value=equity``, :mod:`agents.search.game_equity`) when the oracle makes the move and then
-plays on as ``--own`` plays, against the opponent as it will really play. The oracle searches
-draws, knocks and discards (``moves=all``) and plays the best value. It looks one move ahead
-only: after the move its own seat is played by ``--own``, who does not cheat. Its figure is a
-lower bound on what a cheater can win, and an honest agent that reaches it matches a player who
-sees every card at every decision.
+* ``--sees hand``: every world holds the opponent's true hand, the stock still shuffled
+  (:class:`experiments.research.search_information.TruthSearch`); the rest is the search's
+  ``eaai`` defaults (32 worlds, knocks and discards searched, the gate);
+* ``--sees all``: one world, the true game, the stock order included (:class:`OracleSearch`).
+  Each candidate is then valued exactly, the change of the chance of winning the game
+  (``value=equity``, :mod:`agents.search.game_equity`) when the oracle makes the move and its
+  own seat plays on as ``own_rollout`` (``patient``) plays; draws are searched too and the best
+  value is played. It looks one move ahead only, so its figure is a lower bound on what a player
+  who sees every card can win.
 
-This is a measuring instrument for this study and nothing else: it reads the hidden cards of
-the game it plays, so it is not an agent of the registry and no command or environment offers it.
+The honest search with the same knobs is ``search:rollout=OPPONENT,knocker_rollout=``.
+
+This is a measuring instrument and nothing else: it reads the hidden cards of the game it plays,
+so it is not an agent of the registry and no command or environment offers it.
 
 Games to 100 on the ``eaai`` rules, duplicate deals as ``hollywood evaluate`` deals them for the
 same ``--seed`` (:func:`agents.matches.deal_seeds`), the opponent seeded as there:
 
-    .venv/bin/python -m experiments.research.oracle_ceiling --opponent simple --games 200 --seed 4301
+    .venv/bin/python -m experiments.research.oracle_ceiling --sees hand --opponent simple --games 200 --seed 4301
 """
 
 from __future__ import annotations
