@@ -109,8 +109,8 @@ DESC = {
  'ppo_hollywood/exploiter_share_bots_seed0': (
      'the flagship fine-tuned with its exploiters sharing 30% of the games and the bots 55%'
      ' (configs/ppo_hollywood_exploiter_share_bots.yaml, 300 updates): config, metrics, the model file and'
-     ' its card, matches against `ppo-hollywood`, best responses at 20,000,000 decisions to it (seeds 0, 1'
-     ' and 2)'),
+     ' its card, matches against `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
+     ' (seeds 0, 1 and 2)'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
