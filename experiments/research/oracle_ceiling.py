@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2:
         ap.error(f"--games must be an even number of at least 2, got {args.games}")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        ap.error(f"--out {args.out}: its folder does not exist")
     try:
         knobs = parse_search_spec(",".join(args.knob))
         r = play_games(args.sees, args.opponent, args.games // 2, args.seed, **knobs)
