@@ -35,7 +35,7 @@ from torch import nn
 
 from agents.rl.collectors import Shard
 from agents.rl.features import BELIEF_SIZE, input_size
-from agents.rl.loop import Learner, make_expert, train_loop
+from agents.rl.loop import Learner, load_initial_weights, make_expert, train_loop
 from agents.rl.networks import ENCODERS, ActorCritic, MaskedCategorical
 from agents.rl.policies import PPOPolicy
 from hollywood_env.actions import NUM_ACTIONS
@@ -91,6 +91,12 @@ class PPOConfig:
     # model's name (ppo-hollywood), ppo:PATH, or a PPO checkpoint / run folder; its network must
     # have this section's shape (hidden, encoder, belief_input, privileged_critic). None: random
     init: str | None = None
+    # a pull toward a fixed policy's moves at every update: the loss gains ``anchor_coef`` times
+    # KL(anchor || policy) over the legal moves of each position, the anchor's distribution from
+    # the weights ``anchor`` names (as ``init`` does; the same network shape). Other opponents,
+    # exploiters for one, can then train the policy without it forgetting what the anchor plays well
+    anchor: str | None = None
+    anchor_coef: float = 0.0
 
     def expert_weight(self, update: int, num_updates: int) -> float:
         """The imitation term's weight at ``update`` (1-based) of ``num_updates``; 0 without an expert."""
@@ -142,7 +148,10 @@ class PPOConfig:
                                     ("max_grad_norm", 0.0, False, np.inf), ("target_kl", 0.0, False, np.inf)),
                       nullable=("target_kl",))
         check_expert_fields("ppo", self.expert, self.expert_coef, self.expert_until)
-        check_numbers("ppo", self, (("expert_fraction", 0.0, False, 1.0),))
+        check_numbers("ppo", self, (("expert_fraction", 0.0, False, 1.0), ("anchor_coef", 0.0, True, np.inf)))
+        if bool(self.anchor) != (self.anchor_coef > 0):
+            raise ValueError(f"ppo.anchor and ppo.anchor_coef go together: set both (anchor_coef > 0) or neither, "
+                             f"got anchor {self.anchor!r} and anchor_coef {self.anchor_coef!r}")
         check_hidden("ppo", self.hidden)
         if self.encoder not in ENCODERS:
             raise ValueError(f"ppo.encoder must be one of {', '.join(ENCODERS)}, got {self.encoder!r}")
@@ -362,15 +371,26 @@ class PPOLoss:
     clipfrac: float
     expert_loss: torch.Tensor
     agreement: float | None  # the share of labelled rows where the greedy move is the expert's
+    anchor_kl: torch.Tensor
+
+
+def anchor_kl(anchor: ActorCritic, obs: torch.Tensor, dist: MaskedCategorical) -> torch.Tensor:
+    """KL(anchor || policy) of each position, over its legal moves: how much of the anchor's
+    choice the policy ``dist`` has lost (the anchor's side carries no gradient)."""
+    with torch.no_grad():
+        ref = MaskedCategorical(anchor(obs)[0], dist.mask)
+    return torch.where(dist.mask, ref.log_probs.exp() * (ref.log_probs - dist.log_probs), 0.0).sum(-1)
 
 
 def ppo_loss(net: ActorCritic, pc: PPOConfig, b: PPOBatch, mb: torch.Tensor, device: torch.device,
-             expert_coef: float) -> PPOLoss:
+             expert_coef: float, anchor: ActorCritic | None = None) -> PPOLoss:
     """The clipped PPO loss of the minibatch ``mb`` (indices into ``b``): clipped surrogate,
-    (clipped) value loss, entropy bonus over the legal actions, and with an expert the imitation
+    (clipped) value loss, entropy bonus over the legal actions, with an expert the imitation
     term ``-log pi(expert move)`` weighted ``expert_coef`` (only the labelled rows when
-    ``ppo.expert_fraction < 1``)."""
-    logits, newv = net(b.obs[mb].to(device), None if b.critic_obs is None else b.critic_obs[mb].to(device))
+    ``ppo.expert_fraction < 1``), and with an ``anchor`` network ``ppo.anchor_coef`` times
+    :func:`anchor_kl`."""
+    obs, critic_obs = b.obs[mb].to(device), None if b.critic_obs is None else b.critic_obs[mb].to(device)
+    logits, newv = net(obs, critic_obs)
     dist = MaskedCategorical(logits, b.mask[mb].to(device))
     newlogp = dist.log_prob(b.action[mb].to(device))
     entropy = dist.entropy()
@@ -408,21 +428,26 @@ def ppo_loss(net: ActorCritic, pc: PPOConfig, b: PPOBatch, mb: torch.Tensor, dev
         if target.numel():
             with torch.no_grad():
                 agreement = (chosen == target).float().mean().item()
-    return PPOLoss(loss, pg_loss, v_loss, entropy_loss, approx_kl, old_approx_kl, clipfrac, expert_loss, agreement)
+    kl_anchor = torch.tensor(0.0)
+    if anchor is not None:
+        kl_anchor = anchor_kl(anchor, obs, dist).mean()
+        loss = loss + pc.anchor_coef * kl_anchor
+    return PPOLoss(loss, pg_loss, v_loss, entropy_loss, approx_kl, old_approx_kl, clipfrac, expert_loss, agreement,
+                   kl_anchor)
 
 
 def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, pc: PPOConfig, b: PPOBatch, gen: torch.Generator,
-               device: torch.device, expert_coef: float) -> dict:
+               device: torch.device, expert_coef: float, anchor: ActorCritic | None = None) -> dict:
     """``update_epochs`` epochs of minibatches in a random order (from ``gen``) over ``b``,
     stopping early past ``target_kl``; the update's ``losses/*`` (of the last minibatch, as CleanRL)."""
     n = b.obs.shape[0]
     mb_size = max(1, n // pc.num_minibatches)
-    last = PPOLoss(torch.tensor(0.0), *[torch.tensor(0.0)] * 5, 0.0, torch.tensor(0.0), None)
+    last = PPOLoss(torch.tensor(0.0), *[torch.tensor(0.0)] * 5, 0.0, torch.tensor(0.0), None, torch.tensor(0.0))
     clipfracs, agreement = [], []
     for _epoch in range(pc.update_epochs):
         perm = torch.randperm(n, generator=gen)
         for start in range(0, n, mb_size):
-            last = ppo_loss(net, pc, b, perm[start:start + mb_size], device, expert_coef)
+            last = ppo_loss(net, pc, b, perm[start:start + mb_size], device, expert_coef, anchor)
             clipfracs.append(last.clipfrac)
             if last.agreement is not None:
                 agreement.append(last.agreement)
@@ -443,6 +468,8 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, pc: PPOConfig
     if b.expert_action is not None:
         metrics.update({"losses/expert_loss": last.expert_loss.item(), "charts/expert_coef": expert_coef,
                         "charts/expert_agreement": float(np.mean(agreement))})
+    if anchor is not None:
+        metrics["losses/anchor_kl"] = last.anchor_kl.item()
     return metrics
 
 
@@ -463,6 +490,11 @@ class PPOLearner(Learner):
         self.belief = pc.make_belief(rules)  # the learned belief the network reads (ppo.belief_input), else None
         self.net = pc.make_network(self.obs_dim, NUM_ACTIONS).to(device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=pc.lr, eps=1e-5)
+        self.anchor = None  # the fixed network of ppo.anchor, else None
+        if pc.anchor:
+            self.anchor = pc.make_network(self.obs_dim, NUM_ACTIONS).to(device)
+            load_initial_weights(self.anchor, pc.anchor, "ppo.anchor")
+            self.anchor.requires_grad_(False).eval()
 
     def snapshot_policy(self, weights: Mapping[str, Any], name: str, seed: int) -> PPOPolicy:
         return self.config.frozen_policy(self.obs_dim, NUM_ACTIONS, weights, name, seed, self.forbid, self.belief)
@@ -497,7 +529,7 @@ class PPOLearner(Learner):
     def update(self, batches: list[ShardBatch], expert_coef: float, global_step: int, gen: torch.Generator,
                rng: np.random.Generator) -> dict:
         b = PPOBatch.from_shards(batches, bool(self.config.critic_inputs), expert_coef > 0)
-        return ppo_update(self.net, self.optimizer, self.config, b, gen, self.device, expert_coef)
+        return ppo_update(self.net, self.optimizer, self.config, b, gen, self.device, expert_coef, self.anchor)
 
 
 def train(cfg: Any, run_dir: Path, logger: Any, resume_from: Path | None = None, progress: Any = None,

@@ -180,3 +180,59 @@ def test_expert_weight_schedule_and_bad_experts():
         make_expert("random", "hollywood", 0)
     with pytest.raises(ValueError, match="unknown agent 'marj'"):
         make_expert("marj", "hollywood", 0)
+
+
+def test_anchor_kl_is_the_kl_from_the_anchor_over_the_legal_moves():
+    """``anchor_kl``: sum over the legal moves of p_anchor * (log p_anchor - log p_policy); zero
+    when the policy is the anchor, and a gradient step on it alone brings the policy closer."""
+    from agents.rl.ppo import anchor_kl
+
+    torch.manual_seed(0)
+    obs_dim = encode(core.init(1, "hollywood", seed=0)).shape[1] + NUM_FEATURES
+    anchor, net = ActorCritic(obs_dim, 108, [16, 16]), ActorCritic(obs_dim, 108, [16, 16])
+    obs = torch.randn(6, obs_dim)
+    mask = torch.zeros(6, 108, dtype=torch.bool)
+    mask[:, [3, 7, 50]] = True
+    mask[0, 90] = True
+    dist = MaskedCategorical(net(obs)[0], mask)
+    kl = anchor_kl(anchor, obs, dist)
+    p = torch.softmax(anchor(obs)[0].detach().masked_fill(~mask, -torch.inf), -1)
+    q = torch.softmax(net(obs)[0].detach().masked_fill(~mask, -torch.inf), -1)
+    expected = torch.where(mask, p * (p.log() - q.log()), 0.0).sum(-1)
+    torch.testing.assert_close(kl.detach(), expected)
+    assert (kl > 0).all()
+    assert torch.all(anchor_kl(anchor, obs, MaskedCategorical(anchor(obs)[0], mask)).abs() < 1e-6)
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    before = kl.mean().item()
+    for _ in range(20):
+        opt.zero_grad()
+        anchor_kl(anchor, obs, MaskedCategorical(net(obs)[0], mask)).mean().backward()
+        opt.step()
+    after = anchor_kl(anchor, obs, MaskedCategorical(net(obs)[0], mask)).mean().item()
+    assert np.isfinite(after) and after < 0.5 * before
+
+
+def test_anchor_pulls_the_policy_toward_its_moves(tmp_path):
+    """``ppo.anchor``: two runs that start from the same weights, one with a strong pull toward
+    them and one with a negligible pull; the strong pull keeps the policy closer (the logged
+    ``losses/anchor_kl``), and a wrong anchor or a coefficient without an anchor is refused."""
+    from agents.rl.ppo import PPOConfig
+
+    start, _ = run_training(tiny_config(tmp_path / "start", "--total_steps", "512"))
+    ckpt = str(start / "checkpoints" / "latest.pt")
+    kls = {}
+    for coef in ("0.000001", "10.0"):
+        cfg = tiny_config(tmp_path / coef, "--ppo.init", ckpt, "--ppo.anchor", ckpt, "--ppo.anchor_coef", coef,
+                          "--ppo.update_epochs", "4", "--ppo.lr", "0.003")
+        run, _ = run_training(cfg)
+        kls[coef] = [x["losses/anchor_kl"] for x in read_metrics(run)]
+        assert len(kls[coef]) == 4 and all(np.isfinite(kls[coef]))
+    assert sum(kls["10.0"]) < 0.5 * sum(kls["0.000001"])
+    with pytest.raises(ValueError, match="ppo.anchor and ppo.anchor_coef go together"):
+        PPOConfig(anchor_coef=0.5)
+    with pytest.raises(ValueError, match="ppo.anchor and ppo.anchor_coef go together"):
+        PPOConfig(anchor="ppo-hollywood")
+    with pytest.raises(ValueError, match="ppo.anchor_coef"):
+        PPOConfig(anchor="ppo-hollywood", anchor_coef=float("inf"))
+    with pytest.raises(ValueError, match="ppo.anchor 'ppo-hollywood'.*does not have this config's shape"):
+        run_training(tiny_config(tmp_path / "bad", "--ppo.anchor", "ppo-hollywood", "--ppo.anchor_coef", "1.0"))
