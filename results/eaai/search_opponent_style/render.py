@@ -1,6 +1,6 @@
 """Print the tables of the search's opponent models on the EAAI game (docs/agents.md) from
 results/eaai/search_opponent_style/*/evaluate.json (see run.sh): each run by seed, then the
-default and `rollout=simple+marjj` over the four seeds of each."""
+default, `rollout=simple+marjj` and `confidence=0.5` over the four seeds of each."""
 
 import json
 from pathlib import Path
@@ -19,6 +19,7 @@ ROWS = [
     ("moves_all", "the default, draws searched too (`moves=all`)"),
     ("rollout_simple_marjj", "the default with `marjj` for `patient`: `simple` and `marjj` pooled (`rollout=simple+marjj`)"),
     ("rollout_marjj", "the default with `marjj` alone until the opponent shows it knocks early (`rollout=marjj`)"),
+    ("confidence_05", "the default, deviating from the base on 0.5 standard errors instead of 1.5 (`confidence=0.5`)"),
     ("marjj", "`marjj` alone (the base)"),
 ]
 COLUMNS = [("simple", 4301), ("simple", 4401), ("marjj", 4301), ("marjj", 4401)]
@@ -33,7 +34,8 @@ def cell(name: str, opp: str, seed: int) -> str:
     return f"{100 * g['value']:.1f}% [{100 * g['low']:.1f}, {100 * g['high']:.1f}], {p['value']:+.1f}"
 
 
-POOLED = [("default", "the default"), ("rollout_simple_marjj", "`rollout=simple+marjj`")]
+POOLED = [("default", "the default"), ("rollout_simple_marjj", "`rollout=simple+marjj`"),
+          ("confidence_05", "`confidence=0.5`")]
 SEEDS = (4301, 4401, 4501, 4601)
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The search on the EAAI game with opponent models chosen by the opponent's record, against its
 # previous defaults and one knob at a time: 200 games to 100 each, duplicate deals, seeds 4301 (the
-# deals of results/eaai/run.sh) and 4401 (fresh deals; the default and rollout=simple+marjj also on
-# 4501 and 4601), one process pinned to one core each.
-#   bash results/eaai/search_opponent_style/run.sh          (about 170 minutes on one core)
+# deals of results/eaai/run.sh) and 4401 (fresh deals; the default, rollout=simple+marjj and
+# confidence=0.5 also on 4501 and 4601), one process pinned to one core each.
+#   bash results/eaai/search_opponent_style/run.sh          (about 210 minutes on one core)
 #   python results/eaai/search_opponent_style/render.py     (the table of docs/agents.md)
 # "previous": the defaults before knocker_rollout and own_rollout=patient, spelled out under
 # today's defaults. Most runs were made while those were still the defaults, so their reports name
@@ -42,4 +42,8 @@ done
 for seed in 4301 4401 4501 4601; do                                      # marjj as the gin-hunter model,
   run rollout_simple_marjj "search:rollout=simple+marjj" simple $seed    # the four seeds against each
   run rollout_simple_marjj "search:rollout=simple+marjj" marjj $seed
+done
+for seed in 4301 4401 4501 4601; do                                      # deviating from the base on
+  run confidence_05 "search:confidence=0.5" simple $seed                 # less evidence (1.5 standard
+  run confidence_05 "search:confidence=0.5" marjj $seed                  # errors by default)
 done
