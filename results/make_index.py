@@ -111,6 +111,17 @@ DESC = {
      ' (configs/ppo_hollywood_exploiter_share_bots.yaml, 300 updates): config, metrics, the model file and'
      ' its card, matches against `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
      ' (seeds 0, 1 and 2)'),
+ 'ppo_hollywood/exploiter_share_seed1': (
+     'the 40% exploiter share trained again with seed 1 (configs/ppo_hollywood_exploiter_share.yaml):'
+     ' config, metrics, the model file and its card, matches against `ppo-hollywood` and `search`,'
+     ' best responses at 20,000,000 decisions to it (seeds 0, 1 and 2)'),
+ 'ppo_hollywood/exploiter_share_anchor_seed0': (
+     'the 40% exploiter share with a pull toward `ppo-hollywood`\'s moves (ppo.anchor, coefficient 0.5;'
+     ' configs/ppo_hollywood_exploiter_share_anchor.yaml): config, metrics, the model file and its card,'
+     ' matches against `ppo-hollywood`, best responses at 20,000,000 decisions to it (seeds 0 and 1)'),
+ 'ppo_hollywood/exploiter_share_anchor_weak_seed0': (
+     'the 40% exploiter share with a weaker pull toward `ppo-hollywood`\'s moves (coefficient 0.1;'
+     ' configs/ppo_hollywood_exploiter_share_anchor_weak.yaml): what its run has made so far'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
