@@ -1,6 +1,6 @@
 """Print the tables of the search's opponent models on the EAAI game (docs/agents.md) from
 results/eaai/search_opponent_style/*/evaluate.json (see run.sh): each run by seed, then the
-default, `rollout=simple+marjj` and `confidence=0.5` over the four seeds of each."""
+default, `rollout=simple+marjj`, `confidence=0.5` and `confidence=2.5` over the four seeds of each."""
 
 import json
 from pathlib import Path
@@ -20,6 +20,7 @@ ROWS = [
     ("rollout_simple_marjj", "the default with `marjj` for `patient`: `simple` and `marjj` pooled (`rollout=simple+marjj`)"),
     ("rollout_marjj", "the default with `marjj` alone until the opponent shows it knocks early (`rollout=marjj`)"),
     ("confidence_05", "the default, deviating from the base on 0.5 standard errors instead of 1.5 (`confidence=0.5`)"),
+    ("confidence_25", "the default, deviating from the base on 2.5 standard errors (`confidence=2.5`)"),
     ("marjj", "`marjj` alone (the base)"),
 ]
 COLUMNS = [("simple", 4301), ("simple", 4401), ("marjj", 4301), ("marjj", 4401)]
@@ -35,7 +36,7 @@ def cell(name: str, opp: str, seed: int) -> str:
 
 
 POOLED = [("default", "the default"), ("rollout_simple_marjj", "`rollout=simple+marjj`"),
-          ("confidence_05", "`confidence=0.5`")]
+          ("confidence_05", "`confidence=0.5`"), ("confidence_25", "`confidence=2.5`")]
 SEEDS = (4301, 4401, 4501, 4601)
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The search on the EAAI game with opponent models chosen by the opponent's record, against its
 # previous defaults and one knob at a time: 200 games to 100 each, duplicate deals, seeds 4301 (the
-# deals of results/eaai/run.sh) and 4401 (fresh deals; the default, rollout=simple+marjj and
-# confidence=0.5 also on 4501 and 4601), one process pinned to one core each.
-#   bash results/eaai/search_opponent_style/run.sh          (about 210 minutes on one core)
+# deals of results/eaai/run.sh) and 4401 (fresh deals; the default, rollout=simple+marjj,
+# confidence=0.5 and confidence=2.5 also on 4501 and 4601), one process pinned to one core each.
+#   bash results/eaai/search_opponent_style/run.sh          (about 230 minutes on one core)
 #   python results/eaai/search_opponent_style/render.py     (the table of docs/agents.md)
 # "previous": the defaults before knocker_rollout and own_rollout=patient, spelled out under
 # today's defaults. Most runs were made while those were still the defaults, so their reports name
@@ -46,4 +46,8 @@ done
 for seed in 4301 4401 4501 4601; do                                      # deviating from the base on
   run confidence_05 "search:confidence=0.5" simple $seed                 # less evidence (1.5 standard
   run confidence_05 "search:confidence=0.5" marjj $seed                  # errors by default)
+done
+for seed in 4301 4401 4501 4601; do                                      # and on more (2.5)
+  run confidence_25 "search:confidence=2.5" simple $seed
+  run confidence_25 "search:confidence=2.5" marjj $seed
 done
