@@ -242,8 +242,9 @@ def check_device(device: str) -> None:
 def validate(cfg: TrainConfig) -> TrainConfig:
     """The checks of a resolved config beyond its values (those run when it is built): the device
     is available, every agent of ``league.bots`` and ``eval.bots`` can be built (names exist,
-    checkpoints load), ``log.root`` is a folder or can be made one, and no number is NaN or
-    infinite. Raises :class:`ConfigError` naming the key; returns ``cfg``."""
+    checkpoints load), the weights of ``ppo.init`` and ``ppo.anchor`` fit the network,
+    ``log.root`` is a folder or can be made one, and no number is NaN or infinite. Raises
+    :class:`ConfigError` naming the key; returns ``cfg``."""
     from agents.registry import make_agent
 
     _check_finite(cfg, "")
@@ -261,7 +262,28 @@ def validate(cfg: TrainConfig) -> TrainConfig:
                 make_agent(spec, rules, seed=0)
             except (ValueError, OSError, ImportError) as e:  # AgentSpecError, CheckpointError are ValueErrors
                 raise ConfigError(f"{key}: {e}") from None
+    _check_start_weights(cfg, rules)
     return cfg
+
+
+def _check_start_weights(cfg: TrainConfig, rules) -> None:
+    """ConfigError unless the weights ``ppo.init`` and ``ppo.anchor`` name load into a network
+    of the config's shape (before any run folder or worker exists)."""
+    if cfg.algo != "ppo":
+        return
+    from agents.rl.loop import load_initial_weights
+    from hollywood_env.actions import NUM_ACTIONS
+    from hollywood_env.observation import observation_size
+
+    pc = cfg.ppo
+    for key in ("init", "anchor"):
+        spec = getattr(pc, key)
+        if spec:
+            net = pc.make_network(pc.input_size(observation_size(rules)), NUM_ACTIONS)
+            try:
+                load_initial_weights(net, spec, f"ppo.{key}")
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
 
 
 def _check_finite(obj, where: str) -> None:

@@ -236,3 +236,20 @@ def test_anchor_pulls_the_policy_toward_its_moves(tmp_path):
         PPOConfig(anchor="ppo-hollywood", anchor_coef=float("inf"))
     with pytest.raises(ValueError, match="ppo.anchor 'ppo-hollywood'.*does not have this config's shape"):
         run_training(tiny_config(tmp_path / "bad", "--ppo.anchor", "ppo-hollywood", "--ppo.anchor_coef", "1.0"))
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--ppo.init", "nope.pt"], "hollywood train: ppo.init 'nope.pt': checkpoint not found"),
+    (["--ppo.anchor", "nope.pt", "--ppo.anchor_coef", "1"], "hollywood train: ppo.anchor 'nope.pt': checkpoint not found"),
+    (["--ppo.anchor", "ppo-hollywood", "--ppo.anchor_coef", "1"],
+     "hollywood train: ppo.anchor 'ppo-hollywood': its network (trunk.0.weight (128, 507)"),
+])
+def test_weights_that_do_not_load_or_fit_are_one_line_errors_before_the_run(tmp_path, capsys, flags, message):
+    """``ppo.init`` and ``ppo.anchor`` are checked with the config: a missing file or a network of
+    another shape is a one-line error, and no run folder is made."""
+    from experiments.training.train import train_main
+
+    assert train_main(["configs/ppo_tiny.yaml", "--log.root", str(tmp_path), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+    assert not any(tmp_path.iterdir())
