@@ -24,6 +24,7 @@ from agents.registry import AgentSpecError, make_agent
 from agents.rl.features import augment
 from agents.rl.networks import MaskedCategorical
 from agents.rl.policies import PPOPolicy
+from agents.rl.ppo import anchor_kl
 from hollywood_env import core
 from hollywood_env.observation import encode
 
@@ -53,11 +54,9 @@ def drift(reference: PPOPolicy, policies: dict[str, PPOPolicy], games: int, step
             x = torch.as_tensor(augment(obs[rows], mask[rows], reference.forbid_taken, None))
             m = torch.as_tensor(mask[rows])
             with torch.no_grad():
-                ref = MaskedCategorical(reference.net(x)[0], m)
                 for name, policy in policies.items():
                     own = MaskedCategorical(policy.net(x)[0], m)
-                    kl = torch.where(m, ref.log_probs.exp() * (ref.log_probs - own.log_probs), 0.0).sum(-1)
-                    kls[name].append(kl.numpy())
+                    kls[name].append(anchor_kl(reference.net, x, own).numpy())
         actions = np.where(state.current_player == 0, reference(obs, mask), simple(obs, mask))
         core.step(state, actions)
         if state.done.any():
