@@ -72,6 +72,10 @@ DESC = {
  'ppo_gin_rummy/more_seed0': (
      'the shipped `ppo-gin-rummy` trained on for 450 updates (configs/ppo_gin_rummy_more.yaml): config,'
      ' metrics, evaluations against `simple` and `marjj` (no gain: not shipped)'),
+ 'ppo_gin_rummy/game_reward_seed0': (
+     'the shipped `ppo-gin-rummy` trained on for 300 updates with the game\'s result as reward'
+     ' (configs/ppo_gin_rummy_game_reward.yaml): config, metrics, the model file and its card (2,000 games'
+     ' against `simple` and `marjj`), 2,000 games against `marjj` on seed 7100003 (no gain: not shipped)'),
  'ppo_gin_rummy/run_1800_seed0': (
      'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
      ' config and metrics, 200 games against `search` (`vs_search/`)'),
