@@ -21,6 +21,7 @@ ROWS = [
     ("rollout_marjj", "the default with `marjj` alone until the opponent shows it knocks early (`rollout=marjj`)"),
     ("confidence_05", "the default, deviating from the base on 0.5 standard errors instead of 1.5 (`confidence=0.5`)"),
     ("confidence_25", "the default, deviating from the base on 2.5 standard errors (`confidence=2.5`)"),
+    ("own_marjj", "the default with `marjj` in its own seat (`own_rollout=marjj`)"),
     ("marjj", "`marjj` alone (the base)"),
 ]
 COLUMNS = [("simple", 4301), ("simple", 4401), ("marjj", 4301), ("marjj", 4401)]

@@ -51,3 +51,5 @@ for seed in 4301 4401 4501 4601; do                                      # and o
   run confidence_25 "search:confidence=2.5" simple $seed
   run confidence_25 "search:confidence=2.5" marjj $seed
 done
+run own_marjj "search:own_rollout=marjj" marjj 4301                       # marjj in its own seat: the rollouts
+                                                                         # play on as the base does
