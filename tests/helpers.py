@@ -165,10 +165,11 @@ def swap_hidden(state, g: int, viewer: int, rng, keep=()):
 # --- tiny training runs (test_collectors.py, test_ray.py) ------------------------------------------
 # the training stack (torch) is imported inside the functions, so the engine tests need not load it
 
-# the tiny run of test_ppo.py: 4 updates of 16 games x 32 steps
+# the tiny run of test_ppo.py: 4 updates of 16 games x 32 steps, evaluated against `simple` only
 TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
         "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
-        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--env.max_steps", "100",
+        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--eval.bots", "[simple]",
+        "--env.max_steps", "100",
         "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1", "--log.progress", "false",
         "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
 

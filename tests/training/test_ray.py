@@ -104,10 +104,10 @@ def test_two_seed_sweep_makes_two_runs_and_a_summary(local_ray, tmp_path):
     for name in ("summary.md", "summary.csv", "summary.json"):
         assert (tmp_path / "sweep" / name).is_file()
     rows = {r["metric"]: r for r in res["rows"]}
-    r = rows["eval/win_rate_vs_random"]
+    r = rows["eval/win_rate_vs_simple"]
     assert r["seeds"] == 2 and r["point"] == "(base)"
     assert r["mean"] == pytest.approx(np.mean(r["values"]))
-    assert "| (base) | eval/win_rate_vs_random | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
+    assert "| (base) | eval/win_rate_vs_simple | 2 |" in (tmp_path / "sweep" / "summary.md").read_text()
 
 
 def test_tournament_on_ray_tasks_matches_local(local_ray):
