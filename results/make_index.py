@@ -131,6 +131,11 @@ DESC = {
      'the 40% exploiter share with a faint pull toward `ppo-hollywood`\'s moves (coefficient 0.02;'
      ' configs/ppo_hollywood_exploiter_share_anchor_faint.yaml): config, metrics, the model file and its'
      ' card, matches against `ppo-hollywood`, best responses at 20,000,000 decisions to it (seeds 0, 1 and 2)'),
+ 'ppo_hollywood/exploiter_share_longer_seed0': (
+     'the 40% exploiter share trained twice as long (300 more updates from exploiter_share_seed0\'s policy;'
+     ' configs/ppo_hollywood_exploiter_share_longer.yaml): config, metrics, the model file and its'
+     ' card, matches against `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
+     ' (seeds 0, 1 and 2)'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
