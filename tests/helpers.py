@@ -166,6 +166,8 @@ def swap_hidden(state, g: int, viewer: int, rng, keep=()):
 # the training stack (torch) is imported inside the functions, so the engine tests need not load it
 
 # the tiny run of test_ppo.py: 4 updates of 16 games x 32 steps, evaluated against `simple` only
+# (it knocks at once: short matches); an untrained policy against `random` plays every hand to
+# the stock's end, and those matches were most of a tiny run's time
 TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
         "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
         "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--eval.bots", "[simple]",

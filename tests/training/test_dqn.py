@@ -34,7 +34,8 @@ from hollywood_env.observation import encode
 TINY = ["--total_steps", "2048", "--dqn.num_games", "16", "--dqn.num_steps", "32", "--dqn.hidden", "[32, 32]",
         "--dqn.learning_starts", "128", "--dqn.batch_size", "32", "--dqn.gradient_steps", "2",
         "--league.snapshot_every", "2", "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2",
-        "--eval.bots", "[simple]", "--env.max_steps", "100", "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1",
+        "--eval.bots", "[simple]", "--env.max_steps", "100", "--league.bot_weight", "0.8",
+        "--league.snapshot_weight", "0.1",
         "--log.progress", "false", "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
 
 

@@ -5,30 +5,16 @@ import numpy as np
 import pytest
 import torch
 from helpers import assert_expert_term_taught, assert_the_seed_decides_the_run, play_in_engine
+from helpers import tiny as tiny_config
 
 from agents.checkpoint import load_checkpoint
 from agents.rl.features import NUM_FEATURES
 from agents.rl.networks import ActorCritic, MaskedCategorical
 from agents.rl.policies import PPOPolicy
-from experiments.config.loader import load_config
-from experiments.config.schema import TrainConfig
 from experiments.training.run_writer import read_metrics
 from experiments.training.train import run_training
 from hollywood_env import core
 from hollywood_env.observation import encode
-
-# evaluation against `simple` only (it knocks at once: short matches); an untrained policy against
-# `random` plays every hand to the stock's end, and those matches were most of a tiny run's time
-TINY = ["--total_steps", "2048", "--ppo.num_games", "16", "--ppo.num_steps", "32", "--ppo.hidden", "[32, 32]",
-        "--ppo.num_minibatches", "2", "--ppo.update_epochs", "2", "--league.snapshot_every", "2",
-        "--league.gate_pairs", "2", "--eval.every", "2", "--eval.pairs", "2", "--eval.bots", "[simple]",
-        "--env.max_steps", "100",
-        "--league.bot_weight", "0.8", "--league.snapshot_weight", "0.1",
-        "--log.progress", "false", "--torch_threads", "1", "--env.rule_options", "{target: 25}"]
-
-
-def tiny_config(tmp_path, *extra):
-    return load_config(TrainConfig, "configs/ppo_tiny.yaml", TINY + ["--log.root", str(tmp_path)] + list(extra))
 
 
 def test_masked_categorical_never_samples_illegal_actions():
