@@ -98,15 +98,47 @@ def initial_weights(spec: str, key: str = "ppo.init") -> dict:
 
 
 def load_initial_weights(net: torch.nn.Module, spec: str, key: str = "ppo.init") -> None:
-    """Start ``net`` from the weights of the checkpoint ``spec`` (:func:`initial_weights`); a
-    ValueError when that network has another shape than ``net``."""
+    """Start ``net`` from the weights of the checkpoint ``spec`` (:func:`initial_weights`). A
+    network of the same shape is copied; one whose MLP layers are narrower, with the same depth and
+    inputs, is widened into ``net`` (:func:`widen_state_dict`: the same function, room to grow); a
+    ValueError for any other shape."""
     model = initial_weights(spec, key)["model"]
     own = net.state_dict()
-    if set(model) != set(own) or any(tuple(model[k].shape) != tuple(own[k].shape) for k in own):
+    if set(model) == set(own) and all(tuple(model[k].shape) == tuple(own[k].shape) for k in own):
+        net.load_state_dict({name: torch.as_tensor(w) for name, w in model.items()})
+        return
+    widened = widen_state_dict(model, own)
+    if widened is None:
         raise ValueError(f"{key} {spec!r}: its network ({_first_shapes(model)}, ...) does not have this config's "
-                         f"shape ({_first_shapes(own)}, ...); set ppo.hidden, encoder, belief_input and "
-                         f"privileged_critic as it was trained")
-    net.load_state_dict({name: torch.as_tensor(w) for name, w in model.items()})
+                         f"shape ({_first_shapes(own)}, ...) nor a narrower one of the same depth; set "
+                         f"ppo.hidden, encoder, belief_input and privileged_critic as it was trained, or "
+                         f"wider hidden layers")
+    net.load_state_dict(widened)
+
+
+def widen_state_dict(small: Mapping[str, Any], wide: Mapping[str, torch.Tensor]) -> dict | None:
+    """``small``'s weights placed in a network of ``wide``'s shape that computes the same function,
+    or None when ``wide`` is not ``small`` with wider hidden layers (same names, same ranks, no
+    dimension smaller). Each small weight fills the leading block of its wide tensor; the new
+    hidden units keep ``wide``'s own (random) incoming weights, and every weight *from* a new unit
+    into an old unit or an output is set to 0. So the old units and the outputs see exactly what
+    they saw, while the new units compute random features whose outgoing weights, zero at first,
+    get gradients and grow: Net2Net's function-preserving widening (Chen et al., ICLR 2016), with
+    zero fan-out instead of copied units so no symmetry needs breaking."""
+    if set(small) != set(wide):
+        return None
+    out = {}
+    for name, w in wide.items():
+        s = torch.as_tensor(small[name])
+        if s.dim() != w.dim() or any(a > b for a, b in zip(s.shape, w.shape, strict=True)):
+            return None
+        t = w.detach().clone()
+        if s.dim() == 2:  # a Linear (out, in): the columns of new inputs into old outputs are 0
+            t[: s.shape[0], s.shape[1]:] = 0.0
+            # an output layer (its width unchanged): nothing new feeds it either
+        t[tuple(slice(0, n) for n in s.shape)] = s
+        out[name] = t
+    return out
 
 
 def _first_shapes(state_dict: Mapping[str, Any]) -> str:

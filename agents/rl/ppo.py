@@ -89,7 +89,9 @@ class PPOConfig:
     expert_fraction: float = 1.0
     # the weights the network starts from (a fresh run only; --resume restores its own): a shipped
     # model's name (ppo-hollywood), ppo:PATH, or a PPO checkpoint / run folder; its network must
-    # have this section's shape (hidden, encoder, belief_input, privileged_critic). None: random
+    # have this section's shape (hidden, encoder, belief_input, privileged_critic), or narrower
+    # hidden layers of the same depth: it is then widened with the same function
+    # (agents.rl.loop.widen_state_dict), so a larger network can start from a shipped one. None: random
     init: str | None = None
     # a pull toward a fixed policy's moves at every update: the loss gains ``anchor_coef`` times
     # KL(anchor || policy) over the legal moves of each position, the anchor's distribution from

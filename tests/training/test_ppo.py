@@ -229,6 +229,38 @@ def test_anchor_pulls_the_policy_toward_its_moves(tmp_path):
         run_training(tiny_config(tmp_path / "bad", "--ppo.anchor", "ppo-hollywood", "--ppo.anchor_coef", "1.0"))
 
 
+def test_a_wider_network_starts_from_a_narrower_one_with_the_same_moves_and_values():
+    """``ppo.init`` into wider hidden layers (``widen_state_dict``): ``ppo-hollywood`` (2 x 128)
+    widened to 2 x 256 gives the same logits and values on real positions; the new units' weights
+    out are zero but get gradients, so training grows them; a narrower network, or one of another
+    depth, is refused."""
+    from agents.checkpoint import load_checkpoint as load
+    from agents.paths import MODELS_DIR
+    from agents.rl.features import augment
+    from agents.rl.loop import load_initial_weights, widen_state_dict
+
+    ckpt = load(MODELS_DIR / "ppo_hollywood.pt", expect_algo="ppo")
+    obs_dim = ckpt["obs_dim"]
+    small = ActorCritic(obs_dim, 108, ckpt["hidden"])
+    small.load_state_dict({k: torch.as_tensor(v) for k, v in ckpt["model"].items()})
+    torch.manual_seed(0)
+    wide = ActorCritic(obs_dim, 108, [256, 256])
+    load_initial_weights(wide, "ppo-hollywood")
+    state = core.init(64, "hollywood", seed=5)
+    obs = torch.as_tensor(augment(encode(state), state.legal_action_mask))
+    (l_small, v_small), (l_wide, v_wide) = small(obs), wide(obs)
+    torch.testing.assert_close(l_wide, l_small)
+    torch.testing.assert_close(v_wide, v_small)
+    assert wide.trunk[2].weight[:128, 128:].abs().sum() == 0 and wide.trunk[2].weight[128:].abs().sum() > 0
+    assert wide.policy.weight[:, 128:].abs().sum() == 0
+    l_wide.logsumexp(-1).sum().backward()
+    assert wide.policy.weight.grad[:, 128:].abs().sum() > 0
+    assert widen_state_dict(wide.state_dict(), small.state_dict()) is None
+    assert widen_state_dict(small.state_dict(), ActorCritic(obs_dim, 108, [256, 256, 64]).state_dict()) is None
+    with pytest.raises(ValueError, match="does not have this config's shape .* nor a narrower one"):
+        load_initial_weights(ActorCritic(obs_dim, 108, [64, 64]), "ppo-hollywood")
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--ppo.init", "nope.pt"], "hollywood train: ppo.init 'nope.pt': checkpoint not found"),
     (["--ppo.anchor", "nope.pt", "--ppo.anchor_coef", "1"], "hollywood train: ppo.anchor 'nope.pt': checkpoint not found"),
