@@ -136,6 +136,11 @@ DESC = {
      ' configs/ppo_hollywood_exploiter_share_longer.yaml): config, metrics, the model file and its'
      ' card, matches against `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
      ' (seeds 0, 1 and 2)'),
+ 'ppo_hollywood/exploiter_share_wide_seed0': (
+     'the 40% exploiter share with 2 x 256 hidden units, started from `ppo-hollywood` widened'
+     ' (configs/ppo_hollywood_exploiter_share_wide.yaml): config, metrics, the model file and its'
+     ' card, matches against `ppo-hollywood` and `search`, best responses at 20,000,000 decisions to it'
+     ' (seeds 0, 1 and 2)'),
  'ppo_hollywood/exploiters_seed0': (
      'configs/ppo_hollywood_exploiters.yaml made short (300 updates, an exploiter every 60): config,'
      ' metrics, matches against `simple`, `marjj`, `ppo-hollywood`, and a best response to it'),
