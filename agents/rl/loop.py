@@ -99,8 +99,8 @@ def initial_weights(spec: str, key: str = "ppo.init") -> dict:
 
 def load_initial_weights(net: torch.nn.Module, spec: str, key: str = "ppo.init") -> None:
     """Start ``net`` from the weights of the checkpoint ``spec`` (:func:`initial_weights`). A
-    network of the same shape is copied; one whose MLP layers are narrower, with the same depth and
-    inputs, is widened into ``net`` (:func:`widen_state_dict`: the same function, room to grow); a
+    network of the same shape is copied; one whose hidden layers are narrower, with the same depth,
+    is widened into ``net`` (:func:`widen_state_dict`: the same function, room to grow); a
     ValueError for any other shape."""
     model = initial_weights(spec, key)["model"]
     own = net.state_dict()
@@ -133,9 +133,8 @@ def widen_state_dict(small: Mapping[str, Any], wide: Mapping[str, torch.Tensor])
         if s.dim() != w.dim() or any(a > b for a, b in zip(s.shape, w.shape, strict=True)):
             return None
         t = w.detach().clone()
-        if s.dim() == 2:  # a Linear (out, in): the columns of new inputs into old outputs are 0
+        if s.dim() == 2:  # a Linear (out, in): new inputs feed no old unit, and no output (the heads keep their width)
             t[: s.shape[0], s.shape[1]:] = 0.0
-            # an output layer (its width unchanged): nothing new feeds it either
         t[tuple(slice(0, n) for n in s.shape)] = s
         out[name] = t
     return out
