@@ -62,35 +62,41 @@ DESC = {
      'what the hidden cards are worth in games to 100: the search given the opponent\'s true hand or the'
      ' whole true game (experiments/research/oracle_ceiling.py, an experiment only), and the honest search'
      ' with the same knobs, against `simple` and `marjj`'),
+ 'eaai/search_ppo_base': (
+     'the search on the EAAI game with `ppo-gin-rummy` as its base and in its own seat of the rollouts,'
+     ' against `simple` and `marjj` on the seeds of the default\'s figures'),
  'eaai/search_variants': (
      'the search on the EAAI game with one knob changed at a time (belief, value, base and own rollouts),'
      ' against `marjj`'),
  'ppo_gin_rummy': (
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
-     ' evaluate files is that seed-0 model), and the shipped 1,800-update run (`run_1800_seed0/`)'),
+     ' evaluate files is that seed-0 model), the 1,800-update runs (`run_1800_seed0/`, `run_1800_seed1/`) and'
+     ' the shipped 2 x 256 run (`wide_seed0/`)'),
  'ppo_gin_rummy/more_seed0': (
-     'the shipped `ppo-gin-rummy` trained on for 450 updates (configs/ppo_gin_rummy_more.yaml): config,'
+     'the 128-unit 1,800-update model trained on for 450 updates (configs/ppo_gin_rummy_more.yaml): config,'
      ' metrics, evaluations against `simple` and `marjj` (no gain: not shipped)'),
  'ppo_gin_rummy/game_reward_seed0': (
-     'the shipped `ppo-gin-rummy` trained on for 300 updates with the game\'s result as reward'
+     'the 128-unit 1,800-update model trained on for 300 updates with the game\'s result as reward'
      ' (configs/ppo_gin_rummy_game_reward.yaml): config, metrics, the model file and its card (2,000 games'
      ' against `simple` and `marjj`), 2,000 games against `marjj` on seed 7100003 (no gain: not shipped)'),
  'ppo_gin_rummy/run_1800_seed0': (
-     'the shipped `ppo-gin-rummy` (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s'
-     ' config and metrics, 200 games against `search` (`vs_search/`)'),
+     'the 128-unit recipe (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s config and'
+     ' metrics, the model file and its card, 200 games against `search` on each of seeds 4301 and 4401'),
  'ppo_gin_rummy/wide_seed0': (
-     'configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units), seed 0: config, metrics,'
-     ' the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
+     'the shipped `ppo-gin-rummy`: configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units),'
+     ' seed 0: config, metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200'
+     ' games against `search` on each of seeds 4301 and 4401, and its comparison with the 128-unit model'
+     ' (`compare.sh`, `compare/`)'),
  'ppo_gin_rummy/run_1800_seed1': (
-     'the second training seed of `ppo-gin-rummy`\'s recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
+     'the second training seed of the 128-unit recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
  'exploit/search': 'the search best response (`search:rollout=TARGET,knocker_rollout=TARGET`) against its target',
  'exploit/budget': (
      'best responses at 20,000,000 decisions (budget.sh) to `simple` and `marjj` on the EAAI game and to'
      ' `ppo-hollywood`, and one to `simple` rewarded by the game\'s result'),
  'ppo_gin_rummy/tune_seed0': (
-     'the shipped `ppo-gin-rummy` tuned against `simple` and `marjj` with the best response\'s update'
+     'the 128-unit 1,800-update model tuned against `simple` and `marjj` with the best response\'s update'
      ' (configs/ppo_gin_rummy_tune.yaml): config and metrics of a run stopped at update 832 (it lost strength)'),
  'exploit': (
      'approximate exploitability: a PPO best response to each agent (`hollywood exploit`), one folder'

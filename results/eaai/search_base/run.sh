@@ -5,3 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 hollywood evaluate search:base=ppo-gin-rummy marjj --rules eaai --games 200 --seed 4301 -q \
   --out results/eaai/search_base/base-ppo-gin-rummy-vs-marjj > /dev/null
+# the base alone on the same games
+hollywood evaluate ppo-gin-rummy marjj --rules eaai --games 200 --seed 4301 -q \
+  --out results/eaai/search_base/ppo-gin-rummy-vs-marjj > /dev/null

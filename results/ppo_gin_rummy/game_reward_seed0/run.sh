@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shipped ppo-gin-rummy trained on for 300 updates with the game's result as its reward
+# The 128-unit 1,800-update model trained on for 300 updates with the game's result as its reward
 # (configs/ppo_gin_rummy_game_reward.yaml, seed 0), shipped here with its card (2,000 games to 100
 # against simple and marjj, seed 20261129), then 2,000 games against marjj on the evaluation seed
 # 7100003 as well.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shipped 1,800-update ppo-gin-rummy trained on for 450 updates (configs/ppo_gin_rummy_more.yaml,
+# The 128-unit 1,800-update model trained on for 450 updates (configs/ppo_gin_rummy_more.yaml,
 # seed 0), then evaluated as the card (2,000 games to 100 against simple and marjj, seed 20261129).
 set -euo pipefail
 H=${HOLLYWOOD:-hollywood}

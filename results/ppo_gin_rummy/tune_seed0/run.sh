@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The shipped ppo-gin-rummy tuned against simple and marjj with the best response's update
+# The 128-unit 1,800-update model tuned against simple and marjj with the best response's update
 # (configs/ppo_gin_rummy_tune.yaml, seed 0). It was stopped at update 832 of 1,221: its learning
 # curve (metrics.jsonl, 100 pairs against each bot every 100 updates) sat below its start at every
-# point. The summary printed is the mean of its 8 evaluations beside the last 8 of the shipped run's.
+# point. The summary printed is the mean of its 8 evaluations beside the last 8 of that run's.
 set -euo pipefail
 H=${HOLLYWOOD:-hollywood}
 OUT=results/ppo_gin_rummy/tune_seed0
