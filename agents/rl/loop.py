@@ -426,6 +426,8 @@ class TrainingRun:
         if resume_from is None and self.init:
             load_initial_weights(self.learner.net, self.init, f"{self.learner.section}.init")
         collector_state = self.resume(resume_from) if resume_from is not None else None
+        if progress is not None and self.start_update > 1:
+            bar_starts_at(progress, self.start_update - 1)
         self.collector = open_collector(self.learner.shard, self.cfg, self.learner.net, self.league,
                                         self.start_update, collector_state)
         metrics: dict = {}
@@ -453,6 +455,14 @@ class TrainingRun:
 #: ``exploiter(policy_file, update) -> (weights, win rate)``: trains a best response to the policy
 #: checkpoint ``policy_file`` (league exploiters); its network's weights and what it won against it
 Exploiter = Callable[[Path, int], tuple[Mapping[str, Any], float]]
+
+
+def bar_starts_at(progress: Any, done: int) -> None:
+    """A resumed run's bar shows the updates already done (``done/total``), and its rate and
+    time left count only the updates of this process (tqdm's ``initial``)."""
+    if hasattr(progress, "initial"):
+        progress.initial = progress.n = progress.last_print_n = done
+        progress.refresh()
 
 
 def train_loop(make_learner: Callable[[Any, Rules, torch.device], Learner], cfg: Any, run_dir: Path, logger: Any,

@@ -248,6 +248,36 @@ def test_resume_trims_updates_logged_after_the_checkpoint(tmp_path):
     assert steps == sorted(set(steps)) and len(steps) == updates
 
 
+def test_resumed_progress_bar_starts_at_the_checkpoint(tmp_path, monkeypatch):
+    """The bar of a run resumed at update 3 of 5 reads 3/5 first, then 4/5 and 5/5."""
+    import io
+
+    import tqdm
+
+    import experiments.progress
+
+    def dies_in_update_4(update, collector):
+        if update == 4:
+            raise SystemError("killed")
+
+    with pytest.raises(SystemError):
+        run_training(tiny_config("ppo", tmp_path, 5), on_update=dies_in_update_4)
+    (run,) = tmp_path.iterdir()
+    screen = io.StringIO()
+    bars = []
+
+    def text_bar(*args, **kwargs):
+        bars.append(tqdm.tqdm(*args, **{**kwargs, "disable": False, "file": screen, "mininterval": 0}))
+        return bars[-1]
+
+    monkeypatch.setattr(experiments.progress, "progress_bar", text_bar)
+    run_training(load_config(TrainConfig, run / "config.yaml"), run_dir=run,
+                 resume_from=run / "checkpoints" / "latest.pt")
+    shown = [c for c in ("0/5", "3/5", "4/5", "5/5") if c in screen.getvalue()]
+    assert shown == ["0/5", "3/5", "4/5", "5/5"] and bars[0].n == 5
+    assert screen.getvalue().index("3/5") < screen.getvalue().index("4/5")
+
+
 def _cli_train(args: list[str], cwd: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "experiments.cli", "train", *args], cwd=cwd,
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
