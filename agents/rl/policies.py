@@ -3,6 +3,7 @@
 * :class:`PPOPolicy`: an actor-critic network (:class:`agents.rl.networks.ActorCritic`), greedy
   (the argmax over the legal actions) or sampled from the masked distribution with its own
   ``torch.Generator``.
+* :class:`PPOEnsemblePolicy`: several PPO networks acting on the mean of their log-probabilities.
 * :class:`DQNPolicy`: a Q-network (:class:`agents.rl.networks.DuelingQNetwork`), greedy over the
   legal actions, or epsilon-greedy with its own numpy generator.
 
@@ -14,7 +15,7 @@ PPO and DQN read the observation with the derived features of :mod:`agents.rl.fe
 PPO network trained with ``ppo.belief_input`` also the learned belief's 52 probabilities,
 :class:`agents.search.belief.BeliefFeatures`), and load from checkpoints only through
 :func:`agents.checkpoint.load_checkpoint` (weights-only: a file can never run code). The agent
-specs ``ppo:PATH`` and ``dqn:PATH`` of :mod:`agents.registry` build them.
+specs ``ppo:PATH``, ``ppo-ensemble:PATH+PATH`` and ``dqn:PATH`` of :mod:`agents.registry` build them.
 """
 
 from __future__ import annotations
@@ -82,14 +83,17 @@ class PPOPolicy:
         self.generator = torch_generator(seed)
 
     @torch.no_grad()
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def distribution(self, obs: np.ndarray, mask: np.ndarray) -> MaskedCategorical:
+        """The network's distribution over the legal actions of each row."""
         if input_size(obs.shape[1], self.belief is not None) != self.net.obs_dim:
             raise ValueError(f"{self.name}: observation size {obs.shape[1]} does not match the network's "
                              f"{self.net.base_dim} (trained with other rules?)")
         o = torch.as_tensor(augment(obs, mask, self.forbid_taken, self.belief), device=self.device)
-        m = torch.as_tensor(mask, device=self.device)
         logits, _ = self.net(o)
-        dist = MaskedCategorical(logits, m)
+        return MaskedCategorical(logits, torch.as_tensor(mask, device=self.device))
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        dist = self.distribution(obs, mask)
         a = dist.mode() if self.greedy else dist.sample(self.generator)
         return a.cpu().numpy()
 
@@ -129,6 +133,33 @@ class PPOPolicy:
         forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
         return cls.from_weights(net, ckpt["model"], greedy=greedy, seed=seed, device=device, name=f"ppo:{path}",
                                 forbid_taken=forbid, belief=belief)
+
+
+class PPOEnsemblePolicy:
+    """Several PPO networks as one policy (the spec ``ppo-ensemble:A.pt+B.pt``).
+
+    It acts on the mean of the members' log-probabilities over the legal actions (the normalised
+    geometric mean of their distributions): greedy, its argmax; sampled, from it with its own
+    ``torch.Generator``. Each member reads the observation as it was trained to (its own features
+    and rules checks). Training seeds of one recipe make different mistakes, and the mean keeps the
+    moves they agree on: docs/results.md, "The EAAI game", measures two seeds of the shipped recipe.
+    """
+
+    def __init__(self, members: list[PPOPolicy], greedy: bool = True, seed: SeedLike = None,
+                 name: str = "ppo-ensemble"):
+        if len(members) < 2:
+            raise ValueError(f"{name}: an ensemble needs two or more PPO networks, got {len(members)}")
+        self.members = members
+        self.greedy = greedy
+        self.name = name
+        self.generator = torch_generator(seed)
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        mean = torch.stack([p.distribution(obs, mask).log_probs for p in self.members]).mean(0)
+        dist = MaskedCategorical(mean, torch.as_tensor(mask, device=mean.device))
+        a = dist.mode() if self.greedy else dist.sample(self.generator)
+        return a.cpu().numpy()
 
 
 def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -5,6 +5,7 @@
 # Writes compare/<model>-vs-<opponent>-<seed>/evaluate.{json,md} and compare/head_to_head/;
 #   bash results/ppo_gin_rummy/wide_seed0/compare.sh      (about 3 minutes on 2 cores)
 #   python results/ppo_gin_rummy/wide_seed0/compare.py    prints the table of docs/results.md
+#     (with a column for the second training seed, from ../wide_seed1/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 H=${HOLLYWOOD:-hollywood}

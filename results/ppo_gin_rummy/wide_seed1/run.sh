@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# The second training seed of the shipped recipe, configs/ppo_gin_rummy_wide.yaml (2 x 256 hidden
-# units), seed 1, to be measured as seed 0 is: its card here (ppo_gin_rummy_wide_seed1.md: 2,000
-# games to 100 against simple and marjj, seed 20261129) and 200 games against search on each of
-# seeds 4301 and 4401 (vs_search/, vs_search_4401/).
-# The run is not finished: run/ holds its folder at update 644 of 1,800 (config, metrics and
-# checkpoints/latest.pt: the policy, optimizer and league there). This script continues it in
-# runs/ from there to update 1,800 (about 65 more minutes on 2 idle cores), then measures it.
-#   bash results/ppo_gin_rummy/wide_seed1/run.sh
+# The second training seed of the shipped recipe: configs/ppo_gin_rummy_wide.yaml (2 x 256 hidden
+# units), seed 1, measured as seed 0 is: its card here (ppo_gin_rummy_wide_seed1.md: 2,000 games
+# to 100 against simple and marjj, seed 20261129), 200 games against search on each of seeds 4301
+# and 4401 (vs_search/, vs_search_4401/), 2,000 games against simple and marjj on each of the
+# evaluation seeds of ../wide_seed0/compare.sh, and 2,000 against seed 0, the shipped model
+# (compare/). The run's config and metrics are kept here too.
+#   bash results/ppo_gin_rummy/wide_seed1/run.sh            (trains: about 100 minutes on 2 idle cores)
+#   RUN=runs/ppo_gin_rummy_wide__1__<time> bash results/ppo_gin_rummy/wide_seed1/run.sh   (a finished run)
+#   python results/ppo_gin_rummy/wide_seed0/compare.py     prints the table of docs/results.md
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 H=${HOLLYWOOD:-hollywood}
 OUT=results/ppo_gin_rummy/wide_seed1
-RUN=runs/ppo_gin_rummy_wide__1__20261207-094106
-[ -d "$RUN" ] || { mkdir -p runs && cp -r "$OUT/run" "$RUN"; }
-$H train --resume "$RUN"
+[ -n "${RUN:-}" ] || { $H train configs/ppo_gin_rummy_wide.yaml --seed 1; RUN=$(ls -d runs/ppo_gin_rummy_wide__1__* | tail -1); }
 cp "$RUN/config.yaml" "$RUN/meta.yaml" "$RUN/metrics.jsonl" $OUT/
 $H ship "$RUN" ppo_gin_rummy_wide_seed1 --models-dir $OUT --config configs/ppo_gin_rummy_wide.yaml --opponents simple marjj
-$H evaluate "ppo:$OUT/ppo_gin_rummy_wide_seed1.pt" search --rules eaai --games 200 --seed 4301 -q --out $OUT/vs_search > /dev/null
-$H evaluate "ppo:$OUT/ppo_gin_rummy_wide_seed1.pt" search --rules eaai --games 200 --seed 4401 -q --out $OUT/vs_search_4401 > /dev/null
+SPEC=ppo:$OUT/ppo_gin_rummy_wide_seed1.pt
+$H evaluate "$SPEC" search --rules eaai --games 200 --seed 4301 -q --out $OUT/vs_search > /dev/null
+$H evaluate "$SPEC" search --rules eaai --games 200 --seed 4401 -q --out $OUT/vs_search_4401 > /dev/null
+for seed in 4301 31337 7100003; do
+  for o in simple marjj; do
+    $H evaluate "$SPEC" $o --rules eaai --games 2000 --seed $seed -q --out "$OUT/compare/vs-$o-$seed" > /dev/null
+  done
+done
+$H evaluate "$SPEC" ppo-gin-rummy --rules eaai --games 2000 --seed 20261207 -q --out "$OUT/compare/vs-seed0" > /dev/null
