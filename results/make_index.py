@@ -89,8 +89,14 @@ DESC = {
      ' games against `search` on each of seeds 4301 and 4401, and its comparison with the 128-unit model'
      ' (`compare.sh`, `compare/`)'),
  'ppo_gin_rummy/wide_seed1': (
-     'the second training seed of the shipped recipe (configs/ppo_gin_rummy_wide.yaml, seed 1), not yet'
-     ' finished: its run folder at a checkpoint (`run/`), and `run.sh`, which continues it and measures it'),
+     'the second training seed of the shipped recipe (configs/ppo_gin_rummy_wide.yaml, seed 1): config,'
+     ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against'
+     ' `search` on each of seeds 4301 and 4401, 2,000 games against `simple` and `marjj` on three more'
+     ' evaluation seeds and against seed 0 (`compare/`)'),
+ 'ppo_gin_rummy/ensemble_wide': (
+     'the two training seeds of the shipped recipe as one agent (`ppo-ensemble:A+B`): 2,000 games against'
+     ' `simple` and `marjj` on four evaluation seeds, against each member, and 200 against `search` on each'
+     ' of seeds 4301 and 4401 (`run.sh`, `table.py`)'),
  'ppo_gin_rummy/run_1800_seed1': (
      'the second training seed of the 128-unit recipe (configs/ppo_gin_rummy_1800.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against `search`'),
