@@ -8,6 +8,8 @@ spec                          agent
 ``marjj``                     the EAAI-2021 winner's strategy (:mod:`agents.bots.marjj`)
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
                               ``agents.rl.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
+``ppo-ensemble:PATH+PATH``    PPO checkpoints as one agent, acting on the mean of their
+                              log-probabilities (``agents.rl.policies.PPOEnsemblePolicy``)
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
                               weights only, never its pickles (:mod:`agents.interop.sb3_policy`)
 ``rllib:PATH``                an RLlib policy exported as a weights-only file
@@ -427,23 +429,7 @@ _shipped_factory("ppo-gin-rummy", "the shipped PPO agent for the EAAI game, game
                  "(models/ppo_gin_rummy.md)")
 register_prefix("ppo", checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint"),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
-
-
-def ppo_ensemble(paths: str, rules=None, seed=None) -> Policy:
-    """``ppo-ensemble:A.pt+B.pt+...``: the PPO checkpoints joined by ``+`` as one policy acting on
-    the mean of their log-probabilities (:class:`agents.rl.policies.PPOEnsemblePolicy`)."""
-    parts = [p.strip() for p in paths.split("+")]
-    if len(parts) < 2 or not all(parts):
-        raise AgentSpecError(f"ppo-ensemble:{paths}: give two or more PPO checkpoints joined by '+', "
-                             f"e.g. ppo-ensemble:runs/a/checkpoints/best.pt+runs/b/checkpoints/best.pt")
-    from agents.rl.policies import PPOEnsemblePolicy
-
-    load = checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint")
-    members = [load(p, rules=rules) for p in parts]
-    return PPOEnsemblePolicy(members, seed=seed, name=f"ppo-ensemble:{paths}")
-
-
-register_prefix("ppo-ensemble", ppo_ensemble,
+register_prefix("ppo-ensemble", "agents.rl.policies:ppo_ensemble_from_spec",
                 "PPO checkpoints joined by '+', acting on the mean of their log-probabilities", arg="PATH+PATH...")
 register_prefix("dqn", checkpoint_loader("dqn", "agents.rl.policies:DQNPolicy.from_checkpoint"),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")

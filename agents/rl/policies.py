@@ -162,6 +162,19 @@ class PPOEnsemblePolicy:
         return a.cpu().numpy()
 
 
+def ppo_ensemble_from_spec(paths: str, rules: Rules | str | None = None, seed: SeedLike = None) -> PPOEnsemblePolicy:
+    """``ppo-ensemble:A.pt+B.pt+...`` (:mod:`agents.registry`): the PPO checkpoints joined by
+    ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is."""
+    from agents.registry import AgentSpecError, checkpoint_loader
+
+    parts = [p.strip() for p in paths.split("+")]
+    if len(parts) < 2 or not all(parts):
+        raise AgentSpecError(f"ppo-ensemble:{paths}: give two or more PPO checkpoints joined by '+', "
+                             f"e.g. ppo-ensemble:runs/a/checkpoints/best.pt+runs/b/checkpoints/best.pt")
+    load = checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint")
+    return PPOEnsemblePolicy([load(p, rules=rules) for p in parts], seed=seed, name=f"ppo-ensemble:{paths}")
+
+
 def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The argmax of ``q`` over the legal actions (``mask`` True) of each row."""
     return masked_logits(q, mask).argmax(-1)
