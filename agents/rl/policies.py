@@ -141,8 +141,8 @@ class PPOEnsemblePolicy:
     It acts on the mean of the members' log-probabilities over the legal actions (the normalised
     geometric mean of their distributions): greedy, its argmax; sampled, from it with its own
     ``torch.Generator``. Each member reads the observation as it was trained to (its own features
-    and rules checks). Training seeds of one recipe make different mistakes, and the mean keeps the
-    moves they agree on: docs/results.md, "The EAAI game", measures two seeds of the shipped recipe.
+    and rules checks). Two training seeds of the ``ppo-gin-rummy`` recipe as one agent win about 2
+    points of games more against ``marjj`` than either alone (docs/results.md, "The EAAI game").
     """
 
     def __init__(self, members: list[PPOPolicy], greedy: bool = True, seed: SeedLike = None,
