@@ -249,7 +249,8 @@ def test_resume_trims_updates_logged_after_the_checkpoint(tmp_path):
 
 
 def test_resumed_progress_bar_starts_at_the_checkpoint(tmp_path, monkeypatch):
-    """The bar of a run resumed at update 3 of 5 reads 3/5 first, then 4/5 and 5/5."""
+    """The bar of a run resumed at update 3 of 5 moves from its first 0/5 (drawn before the
+    checkpoint is read) to 3/5, then 4/5 and 5/5: it never counts the updates before the resume again."""
     import io
 
     import tqdm
