@@ -25,6 +25,9 @@ The fields of a checkpoint written by ``hollywood train`` (``FORMAT`` 2):
 ``rules``           the rules as a dict (:meth:`hollywood_env.Rules.to_dict`)
 ``config``          the resolved training config as a dict
 ``update``          updates done; ``global_step``: learner decisions done
+``ensemble``        PPO, shipped models only: the further networks that play with this one as one
+                    agent (:class:`agents.rl.policies.PPOEnsemblePolicy`), each a dict of the
+                    fields ``model`` to ``global_step`` of its own run; this one is the first
 ``train_state``     ``latest.pt`` only: everything else the run mutates (optimiser, RNGs, league,
                     games in progress, replay buffer...), so that ``--resume`` continues exactly
 ==================  =============================================================================
@@ -193,6 +196,20 @@ def read_model_file(path: str | Path, kind: str, file_format: str, how_to_make: 
     return data, what
 
 
+def _check_member(member: Any, first: dict, what: str) -> None:
+    """A network of a checkpoint's ``ensemble``: the inference fields of one PPO network, with the
+    first network's rules and actions."""
+    if first["algo"] != "ppo" or not isinstance(member, dict):
+        raise CheckpointError(f"{what}: an ensemble is a list of PPO networks' fields")
+    for key, kind in _INFERENCE_KEYS.items():
+        if key != "algo" and not isinstance(member.get(key), kind):
+            raise CheckpointError(f"{what}: field {key!r} is missing or not a {getattr(kind, '__name__', kind)}")
+    if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in member["model"].items()):
+        raise CheckpointError(f"{what}: field 'model' is not a state dict of tensors")
+    if member["rules"] != first["rules"] or member["num_actions"] != first["num_actions"]:
+        raise CheckpointError(f"{what}: trained on other rules than the first network")
+
+
 def load_checkpoint(path: str | Path, expect_algo: str | None = None, need_train_state: bool = False) -> dict:
     """Read a checkpoint weights-only and check its fields; arrays come back as numpy arrays.
 
@@ -204,6 +221,8 @@ def load_checkpoint(path: str | Path, expect_algo: str | None = None, need_train
     data = read_weights_only(p, what)
     if not isinstance(data, dict):
         raise CheckpointError(f"{what}: it holds a {type(data).__name__}, not a checkpoint dict")
+    if not isinstance(data.get("ensemble", []), list):
+        raise CheckpointError(f"{what}: field 'ensemble' is not a list")
     if "format" in data and (data.get("format") != FORMAT or data.get("version") != VERSION):
         raise CheckpointError(f"{what}: format {data.get('format')!r} version {data.get('version')!r} "
                               f"(this code reads {FORMAT!r} version {VERSION})")
@@ -217,6 +236,8 @@ def load_checkpoint(path: str | Path, expect_algo: str | None = None, need_train
                               f"(load it as {data['algo']}:{path})")
     if not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in data["model"].items()):
         raise CheckpointError(f"{what}: field 'model' is not a state dict of tensors")
+    for i, member in enumerate(data.get("ensemble", [])):
+        _check_member(member, data, f"{what}: ensemble network {i + 2}")
     if need_train_state and not isinstance(data.get("train_state"), dict):
         raise CheckpointError(f"{p} holds no training state to resume from (best.pt and exported models "
                               f"do not; resume from the run folder's checkpoints/latest.pt)")

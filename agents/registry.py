@@ -7,7 +7,8 @@ spec                          agent
 ``neller`` ``hollywood``
 ``marjj``                     the EAAI-2021 winner's strategy (:mod:`agents.bots.marjj`)
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
-                              ``agents.rl.policies.PPOPolicy.from_checkpoint`` / ``DQNPolicy...``
+                              ``agents.rl.policies.load_ppo_policy`` (one network, or a shipped
+                              ensemble) / ``DQNPolicy.from_checkpoint``
 ``ppo-ensemble:PATH+PATH``    PPO checkpoints as one agent, acting on the mean of their
                               log-probabilities (``agents.rl.policies.PPOEnsemblePolicy``)
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
@@ -399,10 +400,14 @@ SHIPPED_MODELS = {"ppo-hollywood": "ppo_hollywood", "ppo-hollywood-v1": "ppo_hol
                   "ppo-gin-rummy": "ppo_gin_rummy"}
 
 
+#: the loader of each kind of checkpoint (a ``ppo`` file may hold an ensemble of networks)
+CHECKPOINT_LOADERS = {"ppo": "agents.rl.policies:load_ppo_policy", "dqn": "agents.rl.policies:DQNPolicy.from_checkpoint"}
+
+
 def _shipped_factory(short: str, description: str):
     """The factory of a shipped model's short name: ``ppo:``/``dqn:`` of ``MODELS_DIR/<file>.pt``."""
     kind = short.split("-", 1)[0]
-    loader = checkpoint_loader(kind, f"agents.rl.policies:{kind.upper()}Policy.from_checkpoint")
+    loader = checkpoint_loader(kind, CHECKPOINT_LOADERS[kind])
 
     def factory(rules=None, seed=None):
         path = MODELS_DIR / f"{SHIPPED_MODELS[short]}.pt"
@@ -427,11 +432,11 @@ _shipped_factory("ppo-gin-rummy-simple", "the shipped single-hand PPO agent, gin
                  "hands and loses games to a gin-hunter (models/ppo_gin_rummy_simple.md)")
 _shipped_factory("ppo-gin-rummy", "the shipped PPO agent for the EAAI game, games to 100 on the eaai rules "
                  "(models/ppo_gin_rummy.md)")
-register_prefix("ppo", checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint"),
+register_prefix("ppo", checkpoint_loader("ppo", CHECKPOINT_LOADERS["ppo"]),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("ppo-ensemble", "agents.rl.policies:ppo_ensemble_from_spec",
                 "PPO checkpoints joined by '+', acting on the mean of their log-probabilities", arg="PATH+PATH...")
-register_prefix("dqn", checkpoint_loader("dqn", "agents.rl.policies:DQNPolicy.from_checkpoint"),
+register_prefix("dqn", checkpoint_loader("dqn", CHECKPOINT_LOADERS["dqn"]),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("sb3", checkpoint_loader("sb3", "agents.interop.sb3_policy:SB3Policy.from_zip"),
                 "a Stable-Baselines3 PPO / MaskablePPO MlpPolicy .zip (weights only: agents/interop/sb3_policy.py)")

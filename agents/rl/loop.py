@@ -84,7 +84,9 @@ def make_expert(name: str | None, rules: Rules | str | None, seed: int | np.rand
 def initial_weights(spec: str, key: str = "ppo.init") -> dict:
     """The checkpoint ``spec`` names, for a network to start from: a shipped model's name
     (``ppo-hollywood``), ``ppo:PATH``, or a checkpoint file or run folder ``PATH``; a ValueError,
-    naming the config ``key``, when it names no PPO checkpoint."""
+    naming the config ``key``, when it names no PPO checkpoint. A network starts from one
+    network: of a shipped ensemble (the field ``ensemble``), the first, whose fields are the
+    checkpoint's own."""
     from agents.checkpoint import load_checkpoint
     from agents.paths import MODELS_DIR
     from agents.registry import SHIPPED_MODELS

@@ -3,7 +3,8 @@
 * :class:`PPOPolicy`: an actor-critic network (:class:`agents.rl.networks.ActorCritic`), greedy
   (the argmax over the legal actions) or sampled from the masked distribution with its own
   ``torch.Generator``.
-* :class:`PPOEnsemblePolicy`: several PPO networks acting on the mean of their log-probabilities.
+* :class:`PPOEnsemblePolicy`: several PPO networks acting on the mean of their log-probabilities
+  (the spec ``ppo-ensemble:A+B``, and a shipped model whose file holds several networks).
 * :class:`DQNPolicy`: a Q-network (:class:`agents.rl.networks.DuelingQNetwork`), greedy over the
   legal actions, or epsilon-greedy with its own numpy generator.
 
@@ -15,7 +16,8 @@ PPO and DQN read the observation with the derived features of :mod:`agents.rl.fe
 PPO network trained with ``ppo.belief_input`` also the learned belief's 52 probabilities,
 :class:`agents.search.belief.BeliefFeatures`), and load from checkpoints only through
 :func:`agents.checkpoint.load_checkpoint` (weights-only: a file can never run code). The agent
-specs ``ppo:PATH``, ``ppo-ensemble:PATH+PATH`` and ``dqn:PATH`` of :mod:`agents.registry` build them.
+specs ``ppo:PATH`` (:func:`load_ppo_policy`), ``ppo-ensemble:PATH+PATH`` and ``dqn:PATH`` of
+:mod:`agents.registry` build them.
 """
 
 from __future__ import annotations
@@ -42,21 +44,27 @@ def torch_generator(seed: SeedLike = None) -> torch.Generator:
 
 
 def _load_for(path: str | Path, algo: str, rules: Rules | str | None = None) -> dict:
-    """The ``algo`` checkpoint at ``path``, checked against this code's features and, when
-    ``rules`` are given, against the observation size those rules give (a network trained with
-    another number of columns cannot read them)."""
+    """The ``algo`` checkpoint at ``path``, each of its networks checked by :func:`_check_network`."""
     ckpt = load_checkpoint(path, expect_algo=algo)
-    if ckpt.get("features") != FEATURES_VERSION:
-        raise ValueError(f"{path}: made with features {ckpt.get('features')!r}, this code computes {FEATURES_VERSION!r}")
+    for fields in [ckpt, *ckpt.get("ensemble", [])]:
+        _check_network(fields, f"{algo}:{path}", rules)
+    return ckpt
+
+
+def _check_network(fields: Mapping[str, Any], name: str, rules: Rules | str | None) -> None:
+    """One network's fields checked against this code's features and, when ``rules`` are given,
+    against the observation size those rules give (a network trained with another number of
+    columns cannot read them)."""
+    if fields.get("features") != FEATURES_VERSION:
+        raise ValueError(f"{name}: made with features {fields.get('features')!r}, this code computes {FEATURES_VERSION!r}")
     if rules is not None:
         from hollywood_env.observation import observation_size
         from hollywood_env.rules import resolve_rules
 
-        d = input_size(observation_size(resolve_rules(rules)), bool(ckpt.get("belief_input", False)))
-        if d != ckpt["obs_dim"]:
-            raise ValueError(f"{algo}:{path} was trained on observations of size {ckpt['obs_dim']}, "
+        d = input_size(observation_size(resolve_rules(rules)), bool(fields.get("belief_input", False)))
+        if d != fields["obs_dim"]:
+            raise ValueError(f"{name} was trained on observations of size {fields['obs_dim']}, "
                              f"these rules give {d} (other number of columns?)")
-    return ckpt
 
 
 class PPOPolicy:
@@ -111,27 +119,38 @@ class PPOPolicy:
     @classmethod
     def from_checkpoint(cls, path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
                         greedy: bool = True, device: str = "cpu") -> PPOPolicy:
-        """The policy of a PPO checkpoint (a file or a run folder) for ``rules`` (default: the
-        checkpoint's). One trained with ``ppo.belief_input`` reads the shipped learned belief
+        """The policy of a PPO checkpoint of one network (a file or a run folder) for ``rules``
+        (default: the checkpoint's); :func:`load_ppo_policy` also reads a shipped ensemble. One
+        trained with ``ppo.belief_input`` reads the shipped learned belief
         (:func:`agents.search.belief.default_belief_path`, weights-only)."""
         ckpt = _load_for(path, "ppo", rules)
-        encoder = ckpt.get("encoder", "mlp")  # checkpoints from before the option hold an MLP
+        if ckpt.get("ensemble"):
+            raise ValueError(f"ppo:{path} holds {1 + len(ckpt['ensemble'])} networks that play as one agent: "
+                             f"load it with agents.rl.policies.load_ppo_policy (the spec ppo:PATH)")
+        return cls.from_fields(ckpt, f"ppo:{path}", rules, seed=seed, greedy=greedy, device=device)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any], name: str, rules: Rules | str | None = None,
+                    seed: SeedLike = None, greedy: bool = True, device: str = "cpu") -> PPOPolicy:
+        """The policy of one network's checkpoint fields (``model`` to ``rules``,
+        :mod:`agents.checkpoint`), already checked by :func:`_check_network`."""
+        encoder = fields.get("encoder", "mlp")  # checkpoints from before the option hold an MLP
         if encoder not in ENCODERS:
-            raise ValueError(f"ppo:{path}: unknown encoder {encoder!r} (this code builds {', '.join(ENCODERS)})")
+            raise ValueError(f"{name}: unknown encoder {encoder!r} (this code builds {', '.join(ENCODERS)})")
         belief = None
-        if ckpt.get("belief_input", False):  # checkpoints from before the option read no belief
+        if fields.get("belief_input", False):  # checkpoints from before the option read no belief
             from agents.checkpoint import CheckpointError
             from agents.search.belief import belief_features
             from hollywood_env.rules import resolve_rules
 
             try:
-                belief = belief_features(resolve_rules(rules) if rules is not None else Rules.from_dict(ckpt["rules"]))
+                belief = belief_features(resolve_rules(rules) if rules is not None else Rules.from_dict(fields["rules"]))
             except CheckpointError as e:
-                raise CheckpointError(f"ppo:{path} reads the learned belief (ppo.belief_input): {e}") from None
-        net = ActorCritic(ckpt["obs_dim"], ckpt["num_actions"], ckpt["hidden"], int(ckpt.get("critic_inputs", 0)),
+                raise CheckpointError(f"{name} reads the learned belief (ppo.belief_input): {e}") from None
+        net = ActorCritic(fields["obs_dim"], fields["num_actions"], fields["hidden"], int(fields.get("critic_inputs", 0)),
                           encoder=encoder, extra_inputs=BELIEF_SIZE if belief is not None else 0)
-        forbid = ckpt["rules"].get("forbid_discard_of_taken_card", True)
-        return cls.from_weights(net, ckpt["model"], greedy=greedy, seed=seed, device=device, name=f"ppo:{path}",
+        forbid = fields["rules"].get("forbid_discard_of_taken_card", True)
+        return cls.from_weights(net, fields["model"], greedy=greedy, seed=seed, device=device, name=name,
                                 forbid_taken=forbid, belief=belief)
 
 
@@ -162,17 +181,37 @@ class PPOEnsemblePolicy:
         return a.cpu().numpy()
 
 
+def load_ppo_policy(path: str | Path, rules: Rules | str | None = None, seed: SeedLike = None,
+                    greedy: bool = True, device: str = "cpu") -> PPOPolicy | PPOEnsemblePolicy:
+    """The agent of a PPO checkpoint (the spec ``ppo:PATH``): a :class:`PPOPolicy`, or for a
+    shipped ensemble (the checkpoint field ``ensemble``) a :class:`PPOEnsemblePolicy` of its
+    networks, the first one first. A sampling ensemble draws with its own generator; its networks
+    stay greedy (only their log-probabilities are read)."""
+    ckpt = _load_for(path, "ppo", rules)
+    if not ckpt.get("ensemble"):
+        return PPOPolicy.from_fields(ckpt, f"ppo:{path}", rules, seed=seed, greedy=greedy, device=device)
+    networks = [ckpt, *ckpt["ensemble"]]
+    members = [PPOPolicy.from_fields(f, f"ppo:{path} network {i + 1}", rules, device=device)
+               for i, f in enumerate(networks)]
+    return PPOEnsemblePolicy(members, greedy=greedy, seed=seed, name=f"ppo:{path}")
+
+
 def ppo_ensemble_from_spec(paths: str, rules: Rules | str | None = None, seed: SeedLike = None) -> PPOEnsemblePolicy:
     """``ppo-ensemble:A.pt+B.pt+...`` (:mod:`agents.registry`): the PPO checkpoints joined by
-    ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is."""
-    from agents.registry import AgentSpecError, checkpoint_loader
+    ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is, and the networks
+    of a shipped ensemble among them each join as one member."""
+    from agents.registry import CHECKPOINT_LOADERS, AgentSpecError, checkpoint_loader
 
     parts = [p.strip() for p in paths.split("+")]
     if len(parts) < 2 or not all(parts):
         raise AgentSpecError(f"ppo-ensemble:{paths}: give two or more PPO checkpoints joined by '+', "
                              f"e.g. ppo-ensemble:runs/a/checkpoints/best.pt+runs/b/checkpoints/best.pt")
-    load = checkpoint_loader("ppo", "agents.rl.policies:PPOPolicy.from_checkpoint")
-    return PPOEnsemblePolicy([load(p, rules=rules) for p in parts], seed=seed, name=f"ppo-ensemble:{paths}")
+    load = checkpoint_loader("ppo", CHECKPOINT_LOADERS["ppo"])
+    members = []
+    for p in parts:
+        policy = load(p, rules=rules)
+        members += policy.members if isinstance(policy, PPOEnsemblePolicy) else [policy]
+    return PPOEnsemblePolicy(members, seed=seed, name=f"ppo-ensemble:{paths}")
 
 
 def greedy_actions(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

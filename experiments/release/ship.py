@@ -1,7 +1,9 @@
-"""``hollywood ship RUN NAME``: turn a finished training run into a shipped agent in ``models/``.
+"""``hollywood ship RUN [RUN ...] NAME``: turn finished training runs into a shipped agent in ``models/``.
 
     hollywood ship runs/ppo_hollywood__0__<time> ppo_hollywood --opponents simple hollywood --matches 2000
     hollywood ship runs/ppo_simple__0__<time> ppo_gin_rummy_simple --hands 2000 --opponents simple
+    hollywood ship runs/ppo_gin_rummy_wide__0__<time> runs/ppo_gin_rummy_wide__1__<time> ppo_gin_rummy \
+        --opponents simple marjj
 
 Writes two files:
 
@@ -15,6 +17,11 @@ Writes two files:
   trained with, the commit, training time and hardware, and its evaluation against each
   ``--opponents`` agent (duplicate deals, 95% intervals, ``--seed`` never used in training), with
   the commands that made each figure and the commands that reproduce the model.
+
+Several PPO runs of one game ship as one agent: the first run's network, the others' in the
+checkpoint field ``ensemble``, played together on the mean of their log-probabilities
+(:class:`agents.rl.policies.PPOEnsemblePolicy`). A RUN may also be a one-network model file
+written by this command: its network, with the run facts of its card.
 
 The training time is the run folder's start (the time stamp in its name) to the checkpoint's
 write time: the wall time of the run, evaluations and gates included (an interrupted and resumed
@@ -70,12 +77,36 @@ def short_names(name: str) -> list[str]:
     return [k for k, v in SHIPPED_MODELS.items() if v == name]
 
 
+#: the fields of one network that a shipped model keeps from its run's checkpoint
+NETWORK_FIELDS = ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "critic_inputs", "encoder",
+                  "belief_input", "rules", "config", "update", "global_step")
+
+
+#: what a card says of the run that trained a network, besides its seed
+RUN_FACTS = ("source_run", "checkpoint", "git_commit", "package_version", "training_seconds")
+
+
+def _run_facts(run_dir: Path, ckpt_path: Path, cfg: dict) -> dict:
+    """What a card says of the run that trained one network: its folder, commit, seed and time."""
+    meta = {}
+    if (run_dir / "meta.yaml").is_file():
+        import yaml
+
+        meta = yaml.safe_load((run_dir / "meta.yaml").read_text()) or {}
+    return {"source_run": run_dir.name, "checkpoint": ckpt_path.stem, "seed": int(cfg.get("seed", 0)),
+            "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
+            "training_seconds": run_wall_time(run_dir, ckpt_path)}
+
+
 def main(argv=None) -> int:
     from experiments.config.loader import plain_text
 
     parser = argparse.ArgumentParser(prog="hollywood ship", description=plain_text(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", help="a run folder of hollywood train")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="a run folder of hollywood train (or a one-network model file written by hollywood "
+                             "ship); several PPO runs of one game ship as one agent (an ensemble: the mean of their "
+                             "log-probabilities)")
     parser.add_argument("name", help="the model's file name in models/ without .pt (letters, digits, _ and -)")
     parser.add_argument("--checkpoint", default="latest", choices=["latest", "best"])
     parser.add_argument("--opponents", nargs="+", default=["simple", "hollywood"], metavar="AGENT")
@@ -92,10 +123,6 @@ def main(argv=None) -> int:
 
     if not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
         parser.error(f"NAME must be letters, digits, '_' or '-', got {args.name!r}")
-    run_dir = Path(args.run)
-    ckpt_path = run_dir / "checkpoints" / f"{args.checkpoint}.pt"
-    if not ckpt_path.is_file():
-        parser.error(f"{ckpt_path} not found: RUN must be a run folder of hollywood train with checkpoints/")
     total = args.hands if args.hands is not None else args.matches
     if total < 2:
         parser.error(f"--{'hands' if args.hands is not None else 'matches'} must be at least 2, got {total}")
@@ -105,36 +132,52 @@ def main(argv=None) -> int:
     from experiments.evaluation.head_to_head import evaluate
     from hollywood_env.rules import Rules
 
-    try:
-        ckpt = load_checkpoint(ckpt_path)
-    except CheckpointError as e:
-        parser.error(str(e))
-    rules = Rules.from_dict(ckpt["rules"])
-    cfg = ckpt["config"]
+    networks, facts = [], []
+    for run in args.runs:
+        run_dir = Path(run)
+        shipped = run_dir.is_file()  # a model written by this command: its network and its card's facts
+        ckpt_path = run_dir if shipped else run_dir / "checkpoints" / f"{args.checkpoint}.pt"
+        if not ckpt_path.is_file():
+            parser.error(f"{ckpt_path} not found: RUN must be a run folder of hollywood train with checkpoints/, "
+                         f"or a model file written by hollywood ship")
+        try:
+            ckpt = load_checkpoint(ckpt_path)
+        except CheckpointError as e:
+            parser.error(str(e))
+        if shipped and (not isinstance(ckpt.get("card"), dict) or ckpt.get("ensemble")):
+            parser.error(f"{run}: a model file given as RUN must be one network written by hollywood ship "
+                         f"(with its card)")
+        network = {k: ckpt[k] for k in NETWORK_FIELDS if k in ckpt}
+        if args.config:  # where a retrained copy logs (runs/<config name>): nothing else of the run changes
+            cfg = network["config"]
+            network["config"] = {**cfg, "log": {**cfg.get("log", {}), "root": "runs", "name": Path(args.config).stem}}
+        if networks and (ckpt["algo"] != "ppo" or networks[0]["algo"] != "ppo"):
+            parser.error(f"{run}: only PPO runs ship as one agent, got {networks[0]['algo']} and {ckpt['algo']}")
+        if networks and (ckpt["rules"] != networks[0]["rules"] or ckpt["num_actions"] != networks[0]["num_actions"]):
+            parser.error(f"{run}: trained on other rules than {args.runs[0]}; the runs of one agent play one game")
+        networks.append(network)
+        if shipped:
+            facts.append({**{k: ckpt["card"].get(k) for k in RUN_FACTS}, "seed": int(ckpt["config"].get("seed", 0))})
+        else:
+            facts.append(_run_facts(run_dir, ckpt_path, ckpt["config"]))
+    rules = Rules.from_dict(networks[0]["rules"])
+    cfg = networks[0]["config"]
     for opp in args.opponents:
         try:
             make_agent(opp, rules, seed=0)
         except (AgentSpecError, ValueError) as e:
             parser.error(f"--opponents {opp}: {e}")
 
-    meta = {}
-    if (run_dir / "meta.yaml").is_file():
-        import yaml
-
-        meta = yaml.safe_load((run_dir / "meta.yaml").read_text()) or {}
-    seconds = run_wall_time(run_dir, ckpt_path)
     card = {
-        "name": args.name, "source_run": run_dir.name, "checkpoint": args.checkpoint,
-        "git_commit": str(meta.get("git_commit", "unknown")), "package_version": str(meta.get("package_version", "")),
-        "training_seconds": seconds, "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
+        "name": args.name, **{k: v for k, v in facts[0].items() if k != "seed"},
+        "hardware": cpu_description(), "torch_threads": int(cfg.get("torch_threads", 0)),
         "evaluations": [], "notes": list(args.note),
         "config_file": args.config or f"configs/{cfg.get('log', {}).get('name', args.name)}.yaml",
     }
-
-    model = {k: ckpt[k] for k in ("algo", "features", "model", "obs_dim", "num_actions", "hidden", "critic_inputs",
-                                  "encoder", "belief_input", "rules", "config", "update", "global_step") if k in ckpt}
-    if args.config:  # where a retrained copy logs (runs/<config name>): nothing else of the run changes
-        model["config"] = {**cfg, "log": {**cfg.get("log", {}), "root": "runs", "name": Path(args.config).stem}}
+    model = dict(networks[0])
+    if len(networks) > 1:
+        model["ensemble"] = networks[1:]
+        card["networks"] = facts  # one entry per network, the first one first
     out_dir = Path(args.models_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pt = out_dir / f"{args.name}.pt"
@@ -142,7 +185,7 @@ def main(argv=None) -> int:
 
     unit = "hands" if args.hands is not None else "matches"
     reward = cfg.get("env", {}).get("reward", "hollywood")
-    spec = f"{ckpt['algo']}:{pt}"
+    spec = f"{model['algo']}:{pt}"
     for opp in args.opponents:
         print(f"evaluating {spec} against {opp}: {total} {unit}...", flush=True)
         s, _ = evaluate(spec, opp, rules, matches=None if args.hands else total, hands=args.hands, seed=args.seed,
@@ -167,52 +210,35 @@ def main(argv=None) -> int:
     return 0
 
 
-def reproduce_model(path) -> int:
-    """``hollywood reproduce models/NAME.pt``: train the shipped model's embedded config again (same
-    seed, a new run folder; stopped at the card's update when the original run was stopped early),
-    evaluate the new model exactly as the card's evaluations were made (opponents, matches or
-    hands, seed) and say, for each, whether the new match win rate (hand
-    win rate for single hands) lies within the published 95% interval. Exit status 0 when all
-    do, 1 otherwise, 2 for a file that is not a shipped model."""
+def _retrain(network: dict) -> Path | None:
+    """Train one shipped network's embedded config again (same seed, a new run folder), stopped
+    at its update when the original run was stopped early; its run folder, or None (said on stderr)
+    for a config this code cannot run."""
     import signal
-
-    from agents.checkpoint import CheckpointError, load_checkpoint
-    from agents.rl.stopping import TrainingStopped
-    from experiments.config.loader import ConfigError, load_config
-    from experiments.config.schema import TrainConfig, validate
-    from experiments.evaluation.head_to_head import evaluate
-    from experiments.training.run_writer import new_run_dir
-    from experiments.training.train import run_training
-    from hollywood_env.rules import Rules
-
-    try:
-        ckpt = load_checkpoint(path)
-    except (CheckpointError, FileNotFoundError) as e:
-        print(f"hollywood reproduce: {e}", file=sys.stderr)
-        return 2
-    card = ckpt.get("card")
-    if not isinstance(card, dict) or not card.get("evaluations"):
-        print(f"hollywood reproduce: {path} is a checkpoint without a model card (made by hollywood ship); "
-              f"give a run folder to re-run its config instead", file=sys.stderr)
-        return 2
     import tempfile
 
     import yaml
 
+    from agents.rl.stopping import TrainingStopped
+    from experiments.config.loader import ConfigError, load_config
+    from experiments.config.schema import TrainConfig, validate
+    from experiments.training.run_writer import new_run_dir
+    from experiments.training.train import run_training
+
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        yaml.safe_dump(ckpt["config"], f)
+        yaml.safe_dump(network["config"], f)
     try:
         cfg = validate(load_config(TrainConfig, f.name))
     except ConfigError as e:
         print(f"hollywood reproduce: {e}", file=sys.stderr)
-        return 2
+        return None
     finally:
         os.unlink(f.name)
     # a model shipped from a run that was stopped early is reproduced by stopping at the same update
     # (SIGTERM to ourselves after it: the run writes latest.pt and stops, as the original did)
     per_update = (cfg.ppo.num_games * cfg.ppo.num_steps if cfg.algo == "ppo"
                   else cfg.dqn.num_games * cfg.dqn.num_steps)
-    stop_at = int(ckpt.get("update") or 0)
+    stop_at = int(network.get("update") or 0)
     stopped_early = 0 < stop_at < max(1, cfg.total_steps // per_update)
 
     def stop_where_the_original_stopped(update, collector):
@@ -225,10 +251,42 @@ def reproduce_model(path) -> int:
     except TrainingStopped:
         if not stopped_early:
             raise
+    return run_dir
+
+
+def reproduce_model(path) -> int:
+    """``hollywood reproduce models/NAME.pt``: train each network of the shipped model again from
+    its embedded config (:func:`_retrain`), evaluate the new model (the new networks as one
+    agent, for an ensemble) exactly as the card's evaluations were made (opponents, matches or
+    hands, seed) and say, for each, whether the new match win rate (hand win rate for single
+    hands) lies within the published 95% interval. Exit status 0 when all do, 1 otherwise, 2 for
+    a file that is not a shipped model."""
+    from agents.checkpoint import CheckpointError, load_checkpoint
+    from experiments.evaluation.head_to_head import evaluate
+    from hollywood_env.rules import Rules
+
+    try:
+        ckpt = load_checkpoint(path)
+    except (CheckpointError, FileNotFoundError) as e:
+        print(f"hollywood reproduce: {e}", file=sys.stderr)
+        return 2
+    card = ckpt.get("card")
+    if not isinstance(card, dict) or not card.get("evaluations"):
+        print(f"hollywood reproduce: {path} is a checkpoint without a model card (made by hollywood ship); "
+              f"give a run folder to re-run its config instead", file=sys.stderr)
+        return 2
+    checkpoints = []
+    for network in [ckpt, *ckpt.get("ensemble", [])]:
+        run_dir = _retrain(network)
+        if run_dir is None:
+            return 2
+        checkpoints.append(run_dir / "checkpoints" / (card.get("checkpoint", "latest") + ".pt"))
     rules = Rules.from_dict(ckpt["rules"])
-    agent = f"{ckpt['algo']}:{run_dir / 'checkpoints' / (card.get('checkpoint', 'latest') + '.pt')}"
+    agent = (f"{ckpt['algo']}:{checkpoints[0]}" if len(checkpoints) == 1
+             else "ppo-ensemble:" + "+".join(str(p) for p in checkpoints))
     failed = 0
-    print(f"\nre-trained {card['name']} in {run_dir}; the published figures and the new ones:")
+    where = ", ".join(str(p.parent.parent) for p in checkpoints)
+    print(f"\nre-trained {card['name']} in {where}; the published figures and the new ones:")
     for e in card["evaluations"]:
         hands = e.get("hands")
         s, _ = evaluate(agent, e["opponent"], rules, matches=None if hands else e["matches"], hands=hands,
@@ -263,6 +321,8 @@ def _fmt(m: dict, pct: bool) -> str:
         return "n/a"
     k = 100.0 if pct else 1.0
     unit = "%" if pct else ""
+    if m.get("low") is None:  # one duplicate pair has no interval
+        return f"{m['value'] * k:.1f}{unit}"
     return f"{m['value'] * k:.1f}{unit} [{m['low'] * k:.1f}, {m['high'] * k:.1f}]"
 
 
@@ -275,6 +335,27 @@ def _example(card: dict, agent: str) -> str:
     return " ".join(words)
 
 
+def _flat(config: dict, prefix: str = "") -> dict:
+    """A nested config as ``{"section.key": value}``, without its seed and its ``log`` section
+    (where and how often a run writes does not change what it learns)."""
+    return {k2: v2 for k, v in config.items() if k not in ("seed", "log")
+            for k2, v2 in (_flat(v, f"{prefix}{k}.").items() if isinstance(v, dict) else [(prefix + k, v)])}
+
+
+def config_differences(model: dict) -> tuple[list[str], dict]:
+    """How the configs of an ensemble's other networks differ from the first's, seeds aside: the
+    keys all have with other values, and the keys the first lacks (options added to the code
+    after its run) with their values as YAML."""
+    import yaml
+
+    first = _flat(model["config"])
+    others = [_flat(m["config"]) for m in model.get("ensemble", [])]
+    differ = sorted({k for o in others for k, v in o.items() if k in first and first[k] != v})
+    newer = {k: yaml.safe_dump(o[k], default_flow_style=True).strip().removesuffix("...").strip()
+             for o in others for k in sorted(o) if k not in first}
+    return differ, newer
+
+
 def model_card(model: dict, card: dict, names: list[str], path: str | None = None) -> str:
     """The Markdown model card of a shipped model (see the module docstring); ``path``: where the
     model file is (default ``models/NAME.pt``)."""
@@ -284,11 +365,20 @@ def model_card(model: dict, card: dict, names: list[str], path: str | None = Non
     path = path or f"models/{card['name']}.pt"
     cfg = {k: v for k, v in model["config"].items() if k not in ("ppo", "dqn") or k == algo}  # its own section only
     name = card["name"]
-    hours = card["training_seconds"]
-    time_text = "unknown" if hours is None else f"{hours / 60:.0f} minutes (wall time of the run)"
+    networks = card.get("networks") or [card]  # an ensemble's card lists the run of each network
+    seeds = [n.get("seed", cfg.get("seed", 0)) for n in networks]
+
+    def minutes(seconds):
+        return "unknown" if seconds is None else f"{seconds / 60:.0f} minutes"
+
     env = cfg.get("env", {})
+    differ, newer = config_differences(model)
+    what = (f"A {algo.upper()} agent" if len(networks) == 1 else
+            f"A {algo.upper()} agent of {len(networks)} networks, {'' if differ else 'the same config '}trained with seeds "
+            f"{', '.join(map(str, seeds))}, that plays the move with the largest mean of their "
+            f"log-probabilities (`agents.rl.policies.PPOEnsemblePolicy`),")
     lines = [f"# {name}", "",
-             f"A {algo.upper()} agent for the `{env.get('rules', 'hollywood')}` rules, trained with the "
+             f"{what} for the `{env.get('rules', 'hollywood')}` rules, trained with the "
              f"`{env.get('reward', 'hollywood')}` reward. Load it as "
              + ", ".join(f"`{n}`" for n in names + [f"{algo}:{path}"]) + " in any command, e.g.", "",
              "```bash", _example(card, (names or [f'{algo}:{path}'])[0]), "```", "",
@@ -299,12 +389,18 @@ def model_card(model: dict, card: dict, names: list[str], path: str | None = Non
              "| | |", "|---|---|",
              f"| config | `{card.get('config_file') or 'configs/' + cfg.get('log', {}).get('name', name) + '.yaml'}` "
              f"(resolved copy below) |",
-             f"| source run | `{card['source_run']}`, checkpoint `{card['checkpoint']}.pt` |",
-             f"| commit | `{card['git_commit']}` |",
-             f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates |",
-             f"| training time | {time_text} |",
+             f"| source run{'s' if len(networks) > 1 else ''} | "
+             + "; ".join(f"`{n['source_run']}` (seed {s})" for n, s in zip(networks, seeds, strict=True))
+             + f", checkpoint `{card['checkpoint']}.pt` |",
+             "| commit | " + ", ".join(dict.fromkeys(f"`{n['git_commit']}`" for n in networks)) + " |",
+             f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates"
+             f"{' per network' if len(networks) > 1 else ''} |",
+             "| training time | " + ", ".join(minutes(n["training_seconds"]) for n in networks)
+             + " (wall time of the run" + ("s" if len(networks) > 1 else "") + ") |",
              f"| hardware | {card['hardware']}, torch threads {card['torch_threads']} |",
-             f"| network | {algo.upper()} {'card-plane conv + ' if model.get('encoder') == 'conv' else ''}MLP "
+             f"| network{'s' if len(networks) > 1 else ''} | "
+             f"{f'{len(networks)} x ' if len(networks) > 1 else ''}{algo.upper()} "
+             f"{'card-plane conv + ' if model.get('encoder') == 'conv' else ''}MLP "
              f"{model['obs_dim']} -> {' -> '.join(str(h) for h in model['hidden'])}, "
              f"features `{model.get('features')}`"
              f"{' + learned belief (`models/belief_hollywood.pt`)' if model.get('belief_input') else ''} |", ""]
@@ -333,14 +429,16 @@ def model_card(model: dict, card: dict, names: list[str], path: str | None = Non
                 lines.append(f"| `{e['opponent']}` | {e[unit]:,} | {mw} | {_fmt(m['hand_win_rate'], True)} | "
                              f"{_fmt(m['points_per_hand'], False)} |")
         lines += ["", "Commands:", "", "```bash"] + [e["command"] for e in evals] + ["```", ""]
+    config_file = card.get('config_file') or 'configs/' + cfg.get('log', {}).get('name', name) + '.yaml'
+    run_name = cfg.get('log', {}).get('name', name)
     lines += ["## Reproducing", "",
-              f"`hollywood reproduce {path}` trains the config below again (same seed, a new run folder), "
-              "evaluates the new model as above and says whether each figure lies within the published interval. "
+              f"`hollywood reproduce {path}` trains the config below again "
+              + ("(same seed, a new run folder)" if len(networks) == 1 else f"with each seed ({', '.join(map(str, seeds))})")
+              + ", evaluates the new model as above and says whether each figure lies within the published interval. "
               "By hand:", "",
-              "```bash",
-              f"hollywood train {card.get('config_file') or 'configs/' + cfg.get('log', {}).get('name', name) + '.yaml'} "
-              f"--seed {cfg.get('seed', 0)}",
-              f"hollywood ship runs/{cfg.get('log', {}).get('name', name)}__{cfg.get('seed', 0)}__<time> {name}_repro "
+              "```bash"]
+    lines += [f"hollywood train {config_file} --seed {s}" for s in seeds]
+    lines += ["hollywood ship " + " ".join(f"runs/{run_name}__{s}__<time>" for s in seeds) + f" {name}_repro "
               f"--models-dir runs/repro " + " ".join(["--opponents"] + [e["opponent"] for e in evals]),
               "```", "",
               "Training is deterministic for a config and seed on one machine, but not across machines, thread "
@@ -348,7 +446,13 @@ def model_card(model: dict, card: dict, names: list[str], path: str | None = Non
               "the intervals above.", ""]
     if card.get("notes"):
         lines += ["## Notes", ""] + [f"* {n}" for n in card["notes"]] + [""]
-    lines += ["## Resolved config", "", "```yaml", yaml.safe_dump(cfg, sort_keys=False).rstrip(), "```", ""]
+    lines += ["## Resolved config", ""]
+    if len(networks) > 1:
+        lines += ["The first network's; the others' differ in `seed`"
+                  + (", " + ", ".join(f"`{k}`" for k in differ) if differ else " only")
+                  + (" (and they set options the first network's code did not have: "
+                     + ", ".join(f"`{k}: {v}`" for k, v in newer.items()) + ")" if newer else "") + ".", ""]
+    lines += ["```yaml", yaml.safe_dump(cfg, sort_keys=False).rstrip(), "```", ""]
     return "\n".join(lines)
 
 

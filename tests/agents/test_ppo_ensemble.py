@@ -18,7 +18,7 @@ from hollywood_env import core
 from hollywood_env.observation import encode
 from hollywood_env.rules import Rules
 
-A = "models/ppo_gin_rummy.pt"
+A = "results/ppo_gin_rummy/wide_seed0/ppo_gin_rummy_wide_seed0.pt"
 B = "results/ppo_gin_rummy/run_1800_seed0/ppo_gin_rummy_1800.pt"
 
 
@@ -95,3 +95,15 @@ def test_bad_ensemble_specs_are_one_line_errors(spec, says):
     with pytest.raises(AgentSpecError) as e:
         make_agent(spec, "eaai")
     assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_shipped_ensemble_in_a_spec_joins_network_by_network():
+    """``ppo-ensemble:`` of the shipped two-network ``ppo-gin-rummy`` and one more network is an
+    ensemble of three, each network weighted alike."""
+    shipped = make_agent("ppo-gin-rummy", "eaai")
+    assert isinstance(shipped, PPOEnsemblePolicy) and len(shipped.members) == 2
+    three = make_agent(f"ppo-ensemble:models/ppo_gin_rummy.pt+{B}", "eaai")
+    assert isinstance(three, PPOEnsemblePolicy) and len(three.members) == 3
+    obs, mask = positions(n_games=16, steps=20)
+    members = [*shipped.members, PPOPolicy.from_checkpoint(B, "eaai")]
+    assert np.array_equal(three(obs, mask), reference_actions(members, obs, mask))

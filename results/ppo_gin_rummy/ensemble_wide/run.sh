@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The two training seeds of the shipped recipe (configs/ppo_gin_rummy_wide.yaml, seeds 0 and 1) as
-# one agent, `ppo-ensemble:A+B` (the mean of the two networks' log-probabilities), on the games of
+# The two training seeds of the wide recipe (configs/ppo_gin_rummy_wide.yaml, seeds 0 and 1) as one
+# agent, `ppo-ensemble:A+B` (the mean of the two networks' log-probabilities), shipped as
+# models/ppo_gin_rummy.pt (ppo-gin-rummy; its card: 2,000 games against simple and marjj, seed
+# 20261129), and measured on the games of
 # ../wide_seed0/compare.sh: 2,000 games to 100 against simple and marjj on each of four evaluation
 # seeds, 200 games against search on each of seeds 4301 and 4401, and 2,000 against each member.
 # Writes <opponent>-<seed>/evaluate.{json,md};
@@ -13,6 +15,8 @@ OUT=results/ppo_gin_rummy/ensemble_wide
 SEED0=results/ppo_gin_rummy/wide_seed0/ppo_gin_rummy_wide_seed0.pt
 SEED1=results/ppo_gin_rummy/wide_seed1/ppo_gin_rummy_wide_seed1.pt
 ENS=ppo-ensemble:$SEED0+$SEED1
+$H ship $SEED0 $SEED1 ppo_gin_rummy --config configs/ppo_gin_rummy_wide.yaml --opponents simple marjj \
+  --note "The training time of seed 1 is the wall time from its start to its end: its run was stopped and resumed from a checkpoint, and the pause counts." > /dev/null
 for seed in 20261129 4301 31337 7100003; do
   for o in simple marjj; do
     $H evaluate "$ENS" $o --rules eaai --games 2000 --seed $seed -q --out "$OUT/$o-$seed" > /dev/null

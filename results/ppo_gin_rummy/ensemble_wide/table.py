@@ -35,7 +35,7 @@ def pooled(ms: list[dict], key: str = "match_win_rate") -> str:
     return f"{100 * sum(m[key]['value'] for m in ms) / len(ms):.1f}%"
 
 
-print("| evaluation seed | opponent | the two as one agent | seed 0 (shipped) | seed 1 |")
+print("| evaluation seed | opponent | the two as one agent (shipped) | seed 0 | seed 1 |")
 print("|---|---|---|---|---|")
 rows = {"ens": {"simple": [], "marjj": []}}
 for seed in (20261129, 4301, 31337, 7100003):

@@ -1,4 +1,4 @@
-"""Print the table of docs/results.md that chose the shipped ppo-gin-rummy, from the evaluations
+"""Print the table of docs/results.md that chose the recipe of ppo-gin-rummy, from the evaluations
 of compare.sh, of ../wide_seed1/run.sh (the wide recipe's second training seed) and the cards' own
 evaluation seed, 20261129."""
 import json
@@ -26,7 +26,7 @@ def evaluation(path: Path) -> dict:
     return json.loads((path / "evaluate.json").read_text())["metrics"]
 
 
-print("| evaluation seed | opponent | 2 x 256, seed 0 (shipped) | 2 x 256, seed 1 | 2 x 128, seed 0 |")
+print("| evaluation seed | opponent | 2 x 256, seed 0 | 2 x 256, seed 1 | 2 x 128, seed 0 |")
 print("|---|---|---|---|---|")
 for seed in (20261129, 4301, 31337, 7100003):
     for opp in ("simple", "marjj"):

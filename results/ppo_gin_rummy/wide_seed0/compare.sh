@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which EAAI-game PPO ships as ppo-gin-rummy: the 2 x 256 network (wide_seed0, the shipped model)
+# Which EAAI-game PPO recipe ships as ppo-gin-rummy: the 2 x 256 network (wide_seed0)
 # against the 128-unit network of the same recipe (run_1800_seed0), on the same games, against
 # simple and marjj on three evaluation seeds besides the cards' 20261129, and against each other.
 # Writes compare/<model>-vs-<opponent>-<seed>/evaluate.{json,md} and compare/head_to_head/;

@@ -3,7 +3,7 @@
 # units), seed 1, measured as seed 0 is: its card here (ppo_gin_rummy_wide_seed1.md: 2,000 games
 # to 100 against simple and marjj, seed 20261129), 200 games against search on each of seeds 4301
 # and 4401 (vs_search/, vs_search_4401/), 2,000 games against simple and marjj on each of the
-# evaluation seeds of ../wide_seed0/compare.sh, and 2,000 against seed 0, the shipped model
+# evaluation seeds of ../wide_seed0/compare.sh, and 2,000 against seed 0
 # (compare/). The run's config and metrics are kept here too.
 #   bash results/ppo_gin_rummy/wide_seed1/run.sh            (trains: about 100 minutes on 2 idle cores)
 #   RUN=runs/ppo_gin_rummy_wide__1__<time> bash results/ppo_gin_rummy/wide_seed1/run.sh   (a finished run)
@@ -23,4 +23,4 @@ for seed in 4301 31337 7100003; do
     $H evaluate "$SPEC" $o --rules eaai --games 2000 --seed $seed -q --out "$OUT/compare/vs-$o-$seed" > /dev/null
   done
 done
-$H evaluate "$SPEC" ppo-gin-rummy --rules eaai --games 2000 --seed 20261207 -q --out "$OUT/compare/vs-seed0" > /dev/null
+$H evaluate "$SPEC" ppo:results/ppo_gin_rummy/wide_seed0/ppo_gin_rummy_wide_seed0.pt --rules eaai --games 2000 --seed 20261207 -q --out "$OUT/compare/vs-seed0" > /dev/null
