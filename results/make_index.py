@@ -54,7 +54,9 @@ DESC = {
  'dqn_hollywood': 'the shipped `dqn-hollywood` (DQfD margin toward `marjj`): curves, a second training seed, its tournament',
  'eaai': 'the EAAI game (Gin Rummy to 100, the `eaai` preset): games to 100 between the agents, one folder per pairing',
  'eaai/search_budget': 'the search on the EAAI game by budget (worlds per decision) against `marjj`',
- 'eaai/search_base': 'the search on the EAAI game with `ppo-gin-rummy` as its base policy, against `marjj`',
+ 'eaai/search_base': (
+     'the search on the EAAI game with a PPO network (the first of `ppo-gin-rummy`, seed 0 of its recipe) as'
+     ' its base policy, against `marjj`'),
  'eaai/search_opponent_style': (
      'the search on the EAAI game with opponent models chosen by the opponent\'s record, against its previous '
      'defaults and one knob at a time, against `simple` and `marjj` on two seeds'),
@@ -63,7 +65,8 @@ DESC = {
      ' whole true game (experiments/research/oracle_ceiling.py, an experiment only), and the honest search'
      ' with the same knobs, against `simple` and `marjj`'),
  'eaai/search_ppo_base': (
-     'the search on the EAAI game with `ppo-gin-rummy` as its base and in its own seat of the rollouts,'
+     'the search on the EAAI game with the first network of `ppo-gin-rummy` as its base and in its own seat'
+     ' of the rollouts,'
      ' against `simple` and `marjj` on the seeds of the default\'s figures'),
  'eaai/search_variants': (
      'the search on the EAAI game with one knob changed at a time (belief, value, base and own rollouts),'
@@ -72,7 +75,7 @@ DESC = {
      'the EAAI-game PPO: configs/ppo_gin_rummy.yaml (500 updates) for training seeds 0 and 1 (`seed0/`,'
      ' `seed1/`: configs, metrics, evaluations, games against `search`; `ppo-gin-rummy` in their'
      ' evaluate files is that seed-0 model), the 1,800-update runs (`run_1800_seed0/`, `run_1800_seed1/`) and'
-     ' the shipped 2 x 256 run (`wide_seed0/`)'),
+     ' the 2 x 256 runs (`wide_seed0/`, `wide_seed1/`), shipped together as `ppo-gin-rummy` (`ensemble_wide/`)'),
  'ppo_gin_rummy/more_seed0': (
      'the 128-unit 1,800-update model trained on for 450 updates (configs/ppo_gin_rummy_more.yaml): config,'
      ' metrics, evaluations against `simple` and `marjj` (no gain: not shipped)'),
@@ -84,17 +87,18 @@ DESC = {
      'the 128-unit recipe (configs/ppo_gin_rummy_1800.yaml, seed 0, 1,800 updates): the run\'s config and'
      ' metrics, the model file and its card, 200 games against `search` on each of seeds 4301 and 4401'),
  'ppo_gin_rummy/wide_seed0': (
-     'the shipped `ppo-gin-rummy`: configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units),'
+     'the first network of `ppo-gin-rummy`: configs/ppo_gin_rummy_wide.yaml (the EAAI recipe with 2 x 256 hidden units),'
      ' seed 0: config, metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200'
      ' games against `search` on each of seeds 4301 and 4401, and its comparison with the 128-unit model'
      ' (`compare.sh`, `compare/`)'),
  'ppo_gin_rummy/wide_seed1': (
-     'the second training seed of the shipped recipe (configs/ppo_gin_rummy_wide.yaml, seed 1): config,'
+     'the second training seed of the wide recipe (configs/ppo_gin_rummy_wide.yaml, seed 1): config,'
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against'
      ' `search` on each of seeds 4301 and 4401, 2,000 games against `simple` and `marjj` on three more'
      ' evaluation seeds and against seed 0 (`compare/`)'),
  'ppo_gin_rummy/ensemble_wide': (
-     'the two training seeds of the shipped recipe as one agent (`ppo-ensemble:A+B`): 2,000 games against'
+     'the two training seeds of the wide recipe as one agent, shipped as `ppo-gin-rummy` (`run.sh` ships them):'
+     ' 2,000 games against'
      ' `simple` and `marjj` on four evaluation seeds, against each member, and 200 against `search` on each'
      ' of seeds 4301 and 4401 (`run.sh`, `table.py`)'),
  'ppo_gin_rummy/run_1800_seed1': (
