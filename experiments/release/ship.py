@@ -2,8 +2,7 @@
 
     hollywood ship runs/ppo_hollywood__0__<time> ppo_hollywood --opponents simple hollywood --matches 2000
     hollywood ship runs/ppo_simple__0__<time> ppo_gin_rummy_simple --hands 2000 --opponents simple
-    hollywood ship runs/ppo_gin_rummy_wide__0__<time> runs/ppo_gin_rummy_wide__1__<time> ppo_gin_rummy \
-        --opponents simple marjj
+    hollywood ship runs/ppo_gin_rummy_wide__0__<time> runs/ppo_gin_rummy_wide__1__<time> ppo_gin_rummy
 
 Writes two files:
 
@@ -107,7 +106,7 @@ def main(argv=None) -> int:
                         help="a run folder of hollywood train (or a one-network model file written by hollywood "
                              "ship); several PPO runs of one game ship as one agent (an ensemble: the mean of their "
                              "log-probabilities)")
-    parser.add_argument("name", help="the model's file name in models/ without .pt (letters, digits, _ and -)")
+    parser.add_argument("name", metavar="NAME", help="the model's file name in models/ without .pt (letters, digits, _ and -)")
     parser.add_argument("--checkpoint", default="latest", choices=["latest", "best"])
     parser.add_argument("--opponents", nargs="+", default=["simple", "hollywood"], metavar="AGENT")
     parser.add_argument("--matches", type=int, default=2000, help="matches per opponent (default 2000)")
