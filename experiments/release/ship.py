@@ -392,8 +392,8 @@ def model_card(model: dict, card: dict, names: list[str], path: str | None = Non
              + "; ".join(f"`{n['source_run']}` (seed {s})" for n, s in zip(networks, seeds, strict=True))
              + f", checkpoint `{card['checkpoint']}.pt` |",
              "| commit | " + ", ".join(dict.fromkeys(f"`{n['git_commit']}`" for n in networks)) + " |",
-             f"| learner decisions | {model.get('global_step', 0):,} in {model.get('update', 0):,} updates"
-             f"{' per network' if len(networks) > 1 else ''} |",
+             "| learner decisions | " + ", ".join(f"{m.get('global_step', 0):,} in {m.get('update', 0):,} updates"
+                                                  for m in [model, *model.get("ensemble", [])]) + " |",
              "| training time | " + ", ".join(minutes(n["training_seconds"]) for n in networks)
              + " (wall time of the run" + ("s" if len(networks) > 1 else "") + ") |",
              f"| hardware | {card['hardware']}, torch threads {card['torch_threads']} |",
