@@ -96,6 +96,10 @@ DESC = {
      ' metrics, the model file and its card (2,000 games against `simple` and `marjj`), 200 games against'
      ' `search` on each of seeds 4301 and 4401, 2,000 games against `simple` and `marjj` on three more'
      ' evaluation seeds and against seed 0 (`compare/`)'),
+ 'ppo_gin_rummy/wide_seed2': (
+     'the third training seed of the wide recipe (configs/ppo_gin_rummy_wide.yaml, seed 2): config, metrics,'
+     ' the model file and its card (2,000 games against `simple` and `marjj`), and the ensembles it makes with'
+     ' seeds 0 and 1 on the cards\' seed (`ensembles/`); `run.sh` makes these and the evaluations still to run'),
  'ppo_gin_rummy/ensemble_wide': (
      'the two training seeds of the wide recipe as one agent, shipped as `ppo-gin-rummy` (`run.sh` ships them):'
      ' 2,000 games against'
