@@ -9,13 +9,16 @@
 # four evaluation seeds (ensembles/<seeds>-<opponent>-<seed>/).
 #   bash results/ppo_gin_rummy/wide_seed2/run.sh        (trains: about 100 minutes on 2 idle cores)
 #   RUN=runs/ppo_gin_rummy_wide__2__<time> bash results/ppo_gin_rummy/wide_seed2/run.sh   (a finished run)
+#   MEASURE_ONLY=1 bash results/ppo_gin_rummy/wide_seed2/run.sh   (the model file kept here)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 H=${HOLLYWOOD:-hollywood}
 OUT=results/ppo_gin_rummy/wide_seed2
-[ -n "${RUN:-}" ] || { $H train configs/ppo_gin_rummy_wide.yaml --seed 2; RUN=$(ls -d runs/ppo_gin_rummy_wide__2__* | tail -1); }
-cp "$RUN/config.yaml" "$RUN/meta.yaml" "$RUN/metrics.jsonl" $OUT/
-$H ship "$RUN" ppo_gin_rummy_wide_seed2 --models-dir $OUT --config configs/ppo_gin_rummy_wide.yaml --opponents simple marjj
+if [ -z "${MEASURE_ONLY:-}" ]; then  # MEASURE_ONLY=1: measure the model file kept here, without training
+  [ -n "${RUN:-}" ] || { $H train configs/ppo_gin_rummy_wide.yaml --seed 2; RUN=$(ls -d runs/ppo_gin_rummy_wide__2__* | tail -1); }
+  cp "$RUN/config.yaml" "$RUN/meta.yaml" "$RUN/metrics.jsonl" $OUT/
+  $H ship "$RUN" ppo_gin_rummy_wide_seed2 --models-dir $OUT --config configs/ppo_gin_rummy_wide.yaml --opponents simple marjj
+fi
 S0=results/ppo_gin_rummy/wide_seed0/ppo_gin_rummy_wide_seed0.pt
 S1=results/ppo_gin_rummy/wide_seed1/ppo_gin_rummy_wide_seed1.pt
 S2=$OUT/ppo_gin_rummy_wide_seed2.pt
