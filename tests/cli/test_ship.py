@@ -235,9 +235,9 @@ def test_a_network_starts_from_an_ensembles_first_network(shipped_pair):
     first = load_checkpoint(run0 / "checkpoints" / "latest.pt")["model"]
     start = initial_weights(f"ppo:{pt}")
     assert all(np.array_equal(start["model"][k], first[k]) for k in first)
-    policy = start_network(f"ppo:{pt}", "hollywood")
-    assert isinstance(policy, PPOPolicy) and "first network" in policy.name
-    assert start_network("ppo-hollywood", "hollywood") == "ppo-hollywood"
+    policy, networks = start_network(f"ppo:{pt}", "hollywood")
+    assert isinstance(policy, PPOPolicy) and "first network" in policy.name and networks == 2
+    assert start_network("ppo-hollywood", "hollywood") == ("ppo-hollywood", 1)
 
 
 def test_a_malformed_ensemble_is_not_a_checkpoint(shipped_pair, tmp_path):
