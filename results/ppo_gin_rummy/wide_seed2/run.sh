@@ -10,6 +10,7 @@
 #   bash results/ppo_gin_rummy/wide_seed2/run.sh        (trains: about 100 minutes on 2 idle cores)
 #   RUN=runs/ppo_gin_rummy_wide__2__<time> bash results/ppo_gin_rummy/wide_seed2/run.sh   (a finished run)
 #   MEASURE_ONLY=1 bash results/ppo_gin_rummy/wide_seed2/run.sh   (the model file kept here)
+#   python results/ppo_gin_rummy/wide_seed2/table.py   prints the table of docs/results.md
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 H=${HOLLYWOOD:-hollywood}
