@@ -9,8 +9,8 @@ spec                          agent
 ``ppo:PATH`` ``dqn:PATH``     a trained checkpoint (a ``.pt`` file or a run folder), loaded by
                               ``agents.rl.policies.load_ppo_policy`` (one network, or a shipped
                               ensemble) / ``DQNPolicy.from_checkpoint``
-``ppo-ensemble:PATH+PATH``    PPO checkpoints as one agent, acting on the mean of their
-                              log-probabilities (``agents.rl.policies.PPOEnsemblePolicy``)
+``ppo-ensemble:PATH+PATH``    PPO checkpoints (or shipped PPO names) as one agent, acting on the
+                              mean of their log-probabilities (``agents.rl.policies.PPOEnsemblePolicy``)
 ``sb3:PATH``                  a Stable-Baselines3 ``.zip`` (PPO / MaskablePPO ``MlpPolicy``): its
                               weights only, never its pickles (:mod:`agents.interop.sb3_policy`)
 ``rllib:PATH``                an RLlib policy exported as a weights-only file
@@ -435,7 +435,8 @@ _shipped_factory("ppo-gin-rummy", "the shipped PPO agent for the EAAI game, game
 register_prefix("ppo", checkpoint_loader("ppo", CHECKPOINT_LOADERS["ppo"]),
                 "a PPO checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("ppo-ensemble", "agents.rl.policies:ppo_ensemble_from_spec",
-                "PPO checkpoints joined by '+', acting on the mean of their log-probabilities", arg="PATH+PATH...")
+                "PPO checkpoints (or shipped PPO names) joined by '+', acting on the mean of their "
+                "log-probabilities", arg="PATH+PATH...")
 register_prefix("dqn", checkpoint_loader("dqn", CHECKPOINT_LOADERS["dqn"]),
                 "a DQN checkpoint (.pt file, or a run folder: its best.pt, else latest.pt)")
 register_prefix("sb3", checkpoint_loader("sb3", "agents.interop.sb3_policy:SB3Policy.from_zip"),

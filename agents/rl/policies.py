@@ -198,17 +198,21 @@ def load_ppo_policy(path: str | Path, rules: Rules | str | None = None, seed: Se
 
 def ppo_ensemble_from_spec(paths: str, rules: Rules | str | None = None, seed: SeedLike = None) -> PPOEnsemblePolicy:
     """``ppo-ensemble:A.pt+B.pt+...`` (:mod:`agents.registry`): the PPO checkpoints joined by
-    ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is, and the networks
-    of a shipped ensemble among them each join as one member."""
-    from agents.registry import CHECKPOINT_LOADERS, AgentSpecError, checkpoint_loader
+    ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is (a shipped PPO's
+    short name, such as ``ppo-gin-rummy``, stands for its model file), and the networks of a
+    shipped ensemble among them each join as one member."""
+    from agents.registry import CHECKPOINT_LOADERS, MODELS_DIR, SHIPPED_MODELS, AgentSpecError, checkpoint_loader
 
     parts = [p.strip() for p in paths.split("+")]
     if len(parts) < 2 or not all(parts):
-        raise AgentSpecError(f"ppo-ensemble:{paths}: give two or more PPO checkpoints joined by '+', "
-                             f"e.g. ppo-ensemble:runs/a/checkpoints/best.pt+runs/b/checkpoints/best.pt")
+        raise AgentSpecError(f"ppo-ensemble:{paths}: give two or more PPO checkpoints joined by '+' (files, run "
+                             f"folders or shipped PPO names), e.g. ppo-ensemble:runs/a/checkpoints/best.pt+runs/b "
+                             f"or ppo-ensemble:ppo-gin-rummy+runs/c")
     load = checkpoint_loader("ppo", CHECKPOINT_LOADERS["ppo"])
     members = []
     for p in parts:
+        if p in SHIPPED_MODELS and p.startswith("ppo-"):
+            p = str(MODELS_DIR / f"{SHIPPED_MODELS[p]}.pt")
         policy = load(p, rules=rules)
         members += policy.members if isinstance(policy, PPOEnsemblePolicy) else [policy]
     return PPOEnsemblePolicy(members, seed=seed, name=f"ppo-ensemble:{paths}")

@@ -107,3 +107,5 @@ def test_a_shipped_ensemble_in_a_spec_joins_network_by_network():
     obs, mask = positions(n_games=16, steps=20)
     members = [*shipped.members, PPOPolicy.from_checkpoint(B, "eaai")]
     assert np.array_equal(three(obs, mask), reference_actions(members, obs, mask))
+    by_name = make_agent(f"ppo-ensemble:ppo-gin-rummy+{B}", "eaai")  # a shipped name stands for its file
+    assert len(by_name.members) == 3 and np.array_equal(by_name(obs, mask), three(obs, mask))
