@@ -64,6 +64,9 @@ DESC = {
      'what the hidden cards are worth in games to 100: the search given the opponent\'s true hand or the'
      ' whole true game (experiments/research/oracle_ceiling.py, an experiment only), and the honest search'
      ' with the same knobs, against `simple` and `marjj`'),
+ 'eaai/search_ensemble_base': (
+     'the search on the EAAI game with `ppo-gin-rummy` (two networks as one) as its base, and that base'
+     ' alone, against `simple` and `marjj` on the seeds of the default\'s figures'),
  'eaai/search_ppo_base': (
      'the search on the EAAI game with the first network of `ppo-gin-rummy` as its base and in its own seat'
      ' of the rollouts,'
