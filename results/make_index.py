@@ -164,7 +164,8 @@ DESC = {
      ' (seeds 0, 1 and 2)'),
  'ppo_hollywood/ensemble_seeds': (
      'the Hollywood flagship\'s two training seeds as one agent (`ppo-ensemble:A+B`) beside seed 0 alone:'
-     ' 2,000 matches against `simple` and `marjj` on three evaluation seeds (`run.sh`, `table.py`)'),
+     ' 2,000 matches against `simple` and `marjj` on three evaluation seeds (`run.sh`, `table.py`), best'
+     ' responses of 20M decisions to the two (`exploit.sh`) and 800 matches against `search` (`vs_search.sh`)'),
  'ppo_hollywood/exploiter_share_wide_seed0': (
      'the 40% exploiter share with 2 x 256 hidden units, started from `ppo-hollywood` widened'
      ' (configs/ppo_hollywood_exploiter_share_wide.yaml): config, metrics, the model file and its'
