@@ -69,7 +69,7 @@ DESC = {
      ' alone, against `simple` and `marjj` on the seeds of the default\'s figures'),
  'eaai/search_ensemble_own': (
      'the search on the EAAI game with `ppo-gin-rummy` as its base and in its own seat of the rollouts,'
-     ' against `marjj` on two seeds of the default\'s figures'),
+     ' against `marjj` on the seeds of the default\'s figures'),
  'eaai/search_ppo_base': (
      'the search on the EAAI game with the first network of `ppo-gin-rummy` as its base and in its own seat'
      ' of the rollouts,'
