@@ -325,13 +325,15 @@ def _did_you_mean_prefix(spec: str, prefix: str) -> str:
 def checkpoint_loader(kind: str, target: str) -> Callable[..., Policy]:
     """A ``kind:PATH`` factory that loads a checkpoint (a ``.pt`` file or a run folder) with the
     ``"module:attr"`` loader ``target`` -- ``loader(path, rules=..., seed=...)`` -- imported on first
-    use. Errors name the spec: a missing path, a trainer that is not available in this
+    use; a shipped model's short name of this kind (``ppo-gin-rummy``) stands for its file. Errors name the spec: a missing path, a trainer that is not available in this
     installation, or a checkpoint the loader rejects."""
 
     def factory(path: str, rules=None, seed=None):
         if not path:
             raise AgentSpecError(f"{kind}:PATH needs a checkpoint path, e.g. {kind}:runs/<run>/checkpoints/best.pt "
                                  f"or {kind}:runs/<run>")
+        if not os.path.exists(path) and path in SHIPPED_MODELS and path.startswith(f"{kind}-"):
+            path = str(MODELS_DIR / f"{SHIPPED_MODELS[path]}.pt")  # a shipped model's short name: its file
         if not os.path.exists(path):
             from agents.paths import find_model
 

@@ -201,7 +201,7 @@ def ppo_ensemble_from_spec(paths: str, rules: Rules | str | None = None, seed: S
     ``+`` as one :class:`PPOEnsemblePolicy`; each is loaded as ``ppo:PATH`` is (a shipped PPO's
     short name, such as ``ppo-gin-rummy``, stands for its model file), and the networks of a
     shipped ensemble among them each join as one member."""
-    from agents.registry import CHECKPOINT_LOADERS, MODELS_DIR, SHIPPED_MODELS, AgentSpecError, checkpoint_loader
+    from agents.registry import CHECKPOINT_LOADERS, AgentSpecError, checkpoint_loader
 
     parts = [p.strip() for p in paths.split("+")]
     if len(parts) < 2 or not all(parts):
@@ -211,8 +211,6 @@ def ppo_ensemble_from_spec(paths: str, rules: Rules | str | None = None, seed: S
     load = checkpoint_loader("ppo", CHECKPOINT_LOADERS["ppo"])
     members = []
     for p in parts:
-        if p in SHIPPED_MODELS and p.startswith("ppo-"):
-            p = str(MODELS_DIR / f"{SHIPPED_MODELS[p]}.pt")
         policy = load(p, rules=rules)
         members += policy.members if isinstance(policy, PPOEnsemblePolicy) else [policy]
     return PPOEnsemblePolicy(members, seed=seed, name=f"ppo-ensemble:{paths}")

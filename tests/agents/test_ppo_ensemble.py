@@ -109,3 +109,4 @@ def test_a_shipped_ensemble_in_a_spec_joins_network_by_network():
     assert np.array_equal(three(obs, mask), reference_actions(members, obs, mask))
     by_name = make_agent(f"ppo-ensemble:ppo-gin-rummy+{B}", "eaai")  # a shipped name stands for its file
     assert len(by_name.members) == 3 and np.array_equal(by_name(obs, mask), three(obs, mask))
+    assert np.array_equal(make_agent("ppo:ppo-gin-rummy", "eaai")(obs, mask), shipped(obs, mask))
