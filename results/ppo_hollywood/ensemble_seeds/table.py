@@ -22,11 +22,10 @@ for seed in (20261129, 4301, 900001):
         print(f"| {seed} | `{o}` | {cell(f'both-{o}-{seed}')} | {cell(f'seed0-{o}-{seed}')} |")
 
 
-def wilson(wins: float, n: int) -> str:
-    z = 1.959964
-    p, d = wins / n, 1 + z * z / n
-    mid, half = (p + z * z / (2 * n)) / d, z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / d
-    return f"{100 * p:.1f}% [{100 * (mid - half):.1f}, {100 * (mid + half):.1f}] of {n:,}"
+def pooled(wins: float, n: int) -> str:
+    from experiments.evaluation.stats import wilson
+
+    return f"{wilson(wins, n).fmt(pct=True)} of {n:,}"
 
 
 # exploit.sh and vs_search.sh: the best responses to the two as one agent, and the games against search
@@ -40,14 +39,14 @@ if brs:
               f"{100 * s['match_win_rate']['value']:.1f}% |")
     wins = sum(r["metrics"]["match_win_rate"]["value"] * r["games"] for r in brs)
     gain = sum(r["metrics"]["match_win_rate"]["value"] - r["start_metrics"]["match_win_rate"]["value"] for r in brs)
-    print(f"| pooled | {wilson(wins, sum(r['games'] for r in brs))} | mean gain {100 * gain / len(brs):.1f} points |")
+    print(f"| pooled | {pooled(wins, sum(r['games'] for r in brs))} | mean gain {100 * gain / len(brs):.1f} points |")
 vs = {s: HERE / f"vs_search_{s}" for s in (24003, 24103)}
 if all((p / "evaluate.json").is_file() for p in vs.values()):
     ms = {s: json.loads((p / "evaluate.json").read_text())["metrics"] for s, p in vs.items()}
     wins = sum(m["match_win_rate"]["value"] * m["match_win_rate"]["n"] for m in ms.values())
     print("\nagainst search, 400 matches on each of seeds 24003 and 24103: " + ", ".join(
         f"{100 * m['match_win_rate']['value']:.1f}%, {m['points_per_hand']['value']:+.1f} a hand" for m in ms.values())
-        + f": {wilson(wins, int(sum(m['match_win_rate']['n'] for m in ms.values())))}")
+        + f": {pooled(wins, int(sum(m['match_win_rate']['n'] for m in ms.values())))}")
 vs_flagship = HERE / "vs_ppo-hollywood" / "evaluate.json"
 if vs_flagship.is_file():
     print(f"against ppo-hollywood alone, 1,000 matches (seed 20261129): {cell('vs_ppo-hollywood')}")
