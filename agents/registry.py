@@ -325,8 +325,9 @@ def _did_you_mean_prefix(spec: str, prefix: str) -> str:
 def checkpoint_loader(kind: str, target: str) -> Callable[..., Policy]:
     """A ``kind:PATH`` factory that loads a checkpoint (a ``.pt`` file or a run folder) with the
     ``"module:attr"`` loader ``target`` -- ``loader(path, rules=..., seed=...)`` -- imported on first
-    use; a shipped model's short name of this kind (``ppo-gin-rummy``) stands for its file. Errors name the spec: a missing path, a trainer that is not available in this
-    installation, or a checkpoint the loader rejects."""
+    use; a shipped model's short name of this kind (``ppo-gin-rummy``) stands for its file. Errors
+    name the spec: a missing path, a trainer that is not available in this installation, or a
+    checkpoint the loader rejects."""
 
     def factory(path: str, rules=None, seed=None):
         if not path:
