@@ -106,6 +106,11 @@ DESC = {
      'the third training seed of the wide recipe (configs/ppo_gin_rummy_wide.yaml, seed 2): config, metrics,'
      ' the model file and its card (2,000 games against `simple` and `marjj`), and the ensembles it makes with'
      ' seeds 0 and 1 on the cards\' seed (`ensembles/`); `run.sh` makes these and the evaluations still to run'),
+ 'ppo_gin_rummy/style_switch': (
+     'a best response to `simple` at 60,000,000 decisions from `ppo-gin-rummy` (its report, config, metrics,'
+     ' the model file and its card), and `ppo-gin-rummy` handing its seat to it once the opponent\'s record'
+     ' shows a knocker (`switch.py`): 2,000 games against `simple` and `marjj` on five evaluation seeds,'
+     ' 200 against `search`, and `search` with the best response as its base (`run.sh`, `table.py`)'),
  'ppo_gin_rummy/ensemble_wide': (
      'the two training seeds of the wide recipe as one agent, shipped as `ppo-gin-rummy` (`run.sh` ships them):'
      ' 2,000 games against'

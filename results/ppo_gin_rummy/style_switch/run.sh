@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# How far above 80% of games against simple a player of ours gets, and what knowing the opponent's
+# style is worth: a best response to simple at three times the budget of results/exploit/budget.sh
+# (60,000,000 decisions from ppo-gin-rummy's first network; about 60 minutes on 2 cores), kept here
+# as ppo_gin_rummy_vs_simple.pt; then ppo-gin-rummy with that network taking over once the
+# opponent's record shows a player who knocks as soon as it may (switch.py). 2,000 games to 100
+# against simple and marjj on each evaluation seed of ../wide_seed0/compare.sh and on seed 555, and
+# 200 games against search on seeds 4301 and 4401.
+#   bash results/ppo_gin_rummy/style_switch/run.sh                 (trains the best response)
+#   MEASURE_ONLY=1 bash results/ppo_gin_rummy/style_switch/run.sh  (the model file kept here)
+#   python results/ppo_gin_rummy/style_switch/table.py             prints the table of docs/results.md
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+H=${HOLLYWOOD:-hollywood}
+OUT=results/ppo_gin_rummy/style_switch
+BR=$OUT/ppo_gin_rummy_vs_simple.pt
+if [ -z "${MEASURE_ONLY:-}" ]; then
+  $H exploit simple --rules eaai --start ppo-gin-rummy --decisions 60000000 --games 2000 --seed 0 \
+    --out $OUT/best_response -q
+  RUN=$(ls -d runs/exploit-simple__0__* | tail -1)
+  cp "$RUN/meta.yaml" "$RUN/metrics.jsonl" $OUT/
+  { echo "# The resolved config of the best response to simple in run.sh (hollywood exploit simple --rules eaai"
+    echo "# --start ppo-gin-rummy --decisions 60000000 --seed 0): \`hollywood train\` on this file trains it again."
+    cat "$RUN/config.yaml"; } > $OUT/config.yaml
+  $H ship "$RUN" ppo_gin_rummy_vs_simple --models-dir $OUT --config $OUT/config.yaml --opponents simple marjj \
+    --note "A best response to simple: trained against simple alone, from the first network of ppo-gin-rummy (hollywood exploit)."
+fi
+for seed in 20261129 4301 31337 7100003 555; do
+  for o in simple marjj; do
+    $H evaluate "ppo:$BR" $o --rules eaai --games 2000 --seed $seed -q --out "$OUT/best_response-$o-$seed" > /dev/null
+    $H evaluate $OUT/switch.py:make $o --rules eaai --games 2000 --seed $seed -q --out "$OUT/switch-$o-$seed" > /dev/null
+  done
+done
+[ "$(ls -d $OUT/ensemble-*-555 2>/dev/null | wc -l)" -eq 2 ] || for o in simple marjj; do
+  $H evaluate ppo-gin-rummy $o --rules eaai --games 2000 --seed 555 -q --out "$OUT/ensemble-$o-555" > /dev/null
+done
+for seed in 4301 4401; do
+  $H evaluate $OUT/switch.py:make search --rules eaai --games 200 --seed $seed -q --out "$OUT/switch-search-$seed" > /dev/null
+done
+# search with the best response as its base (the default's other knobs), against simple: 200 games to
+# 100 on each of seeds 4301 and 4401, the games of the default's figures (results/eaai/run.sh search)
+for seed in 4301 4401; do
+  $H evaluate "search:base=ppo:$BR" simple --rules eaai --games 200 --seed $seed -q --out "$OUT/search_base-simple-$seed" > /dev/null
+done
