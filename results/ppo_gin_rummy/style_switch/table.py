@@ -6,6 +6,8 @@ once the opponent's record shows a knocker (switch.py), 2,000 games to 100 again
 import json
 from pathlib import Path
 
+from experiments.evaluation.stats import wilson
+
 HERE = Path(__file__).parent
 PPO = HERE.parent
 SEEDS = (20261129, 4301, 31337, 7100003, 555)
@@ -27,6 +29,12 @@ def cell(m: dict) -> str:
     return f"{100 * w['value']:.1f}% [{100 * w['low']:.1f}, {100 * w['high']:.1f}], {p['value']:+.1f}"
 
 
+def pooled(runs: list[dict]) -> str:
+    rates = [m["match_win_rate"] for m in runs]
+    e = wilson(sum(r["value"] * r["n"] for r in rates), sum(r["n"] for r in rates))
+    return f"{100 * e.value:.1f}% [{100 * e.low:.1f}, {100 * e.high:.1f}]"
+
+
 print("| evaluation seed | opponent | " + " | ".join(COLUMNS.values()) + " |")
 print("|---|---|" + "---|" * len(COLUMNS))
 for opponent in ("simple", "marjj"):
@@ -44,4 +52,4 @@ for label, name in (("the switch against `search`", "switch-search"),
         print(f"\n{label}: not yet measured (run.sh's last evaluations)")
         continue
     print(f"\n{label}, 200 games each (seeds 4301, 4401): " + ", ".join(cell(m) for m in runs)
-          + f"; {100 * sum(m['match_win_rate']['value'] for m in runs) / len(runs):.1f}% of 400")
+          + "; all 400: " + pooled(runs))
