@@ -6,8 +6,9 @@ scoresheet alone.
 
 The record is what the observation's scoresheet says (one column): the opponent's hands won and
 its points. An opponent with at least ``WINS`` hands won at under ``POINTS`` a hand has won mostly
-by knocks; a gin-hunter's wins are gins and undercuts, 25 points and more each. Both numbers were
-chosen on the games of evaluation seed 7100003 (``README.md`` beside this file).
+by knocks; a gin-hunter's wins are gins and undercuts, 25 points and more each (the rule of
+:func:`agents.search.search.opponent_knocks_early`, read from the observation). Both numbers were
+chosen on the games of evaluation seed 7100003 (docs/results.md, "The EAAI game").
 """
 
 from __future__ import annotations
