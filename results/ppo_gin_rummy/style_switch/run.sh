@@ -6,7 +6,7 @@
 # opponent's record shows a player who knocks as soon as it may (switch.py). 2,000 games to 100
 # against simple and marjj on each evaluation seed of ../wide_seed0/compare.sh and on seed 555, and
 # 200 games against search on seeds 4301 and 4401.
-#   bash results/ppo_gin_rummy/style_switch/run.sh                 (trains the best response)
+#   bash results/ppo_gin_rummy/style_switch/run.sh                 (trains the best responses: about 2 hours on 2 cores)
 #   MEASURE_ONLY=1 bash results/ppo_gin_rummy/style_switch/run.sh  (the model file kept here)
 #   python results/ppo_gin_rummy/style_switch/table.py             prints the table of docs/results.md
 set -euo pipefail
@@ -36,6 +36,23 @@ done
 done
 for seed in 4301 4401; do
   $H evaluate $OUT/switch.py:make search --rules eaai --games 200 --seed $seed -q --out "$OUT/switch-search-$seed" > /dev/null
+done
+# the best response trained on for another 60,000,000 decisions (seed 1), kept in continued/, and
+# measured against simple on the same five seeds
+BR2=$OUT/continued/ppo_gin_rummy_vs_simple_continued.pt
+if [ -z "${MEASURE_ONLY:-}" ]; then
+  $H exploit simple --rules eaai --start "ppo:$BR" --decisions 60000000 --games 2000 --seed 1 --out $OUT/continued -q
+  RUN=$(ls -d runs/exploit-simple__1__* | tail -1)
+  cp "$RUN/meta.yaml" "$RUN/metrics.jsonl" $OUT/continued/
+  { echo "# The resolved config of the continued best response to simple in run.sh (hollywood exploit simple --rules eaai"
+    echo "# --start ppo:$BR --decisions 60000000 --seed 1): \`hollywood train\` on this file trains it again."
+    cat "$RUN/config.yaml"; } > $OUT/continued/config.yaml
+  $H ship "$RUN" ppo_gin_rummy_vs_simple_continued --models-dir $OUT/continued --config $OUT/continued/config.yaml \
+    --opponents simple marjj \
+    --note "A best response to simple, trained on from ppo_gin_rummy_vs_simple.pt for another 60,000,000 decisions (hollywood exploit)."
+fi
+for seed in 20261129 4301 31337 7100003 555; do
+  $H evaluate "ppo:$BR2" simple --rules eaai --games 2000 --seed $seed -q --out "$OUT/continued/simple-$seed" > /dev/null
 done
 # search with the best response as its base (the default's other knobs), against simple: 200 games to
 # 100 on each of seeds 4301 and 4401, the games of the default's figures (results/eaai/run.sh search)

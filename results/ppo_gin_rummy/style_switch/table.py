@@ -1,8 +1,8 @@
 """Print the table of docs/results.md on the style switch: `ppo-gin-rummy` (the shipped pair), the
 best response to `simple` kept here, and `ppo-gin-rummy` handing its seat to that best response
 once the opponent's record shows a knocker (switch.py), 2,000 games to 100 against `simple` and
-`marjj` on each seed (run.sh's evaluations; the shipped pair's on the first four seeds are
-../ensemble_wide/)."""
+`marjj` on each seed; then the best response trained on (continued/) and the evaluations against
+`search` (run.sh's evaluations; the shipped pair's on the first four seeds are ../ensemble_wide/)."""
 import json
 from pathlib import Path
 
@@ -44,6 +44,14 @@ for opponent in ("simple", "marjj"):
     print(f"| all five | `{opponent}` | " + " | ".join(
         f"{100 * sum(m['match_win_rate']['value'] for m in table[c]) / len(SEEDS):.1f}% of 10,000, "
         f"{sum(m['points_per_hand']['value'] for m in table[c]) / len(SEEDS):+.2f}" for c in COLUMNS) + " |")
+try:
+    continued = [metrics(HERE / "continued" / f"simple-{s}") for s in SEEDS]
+    print("\nthe best response trained on for another 60,000,000 decisions (continued/), against `simple`: "
+          + ", ".join(f"{s} {cell(m)}" for s, m in zip(SEEDS, continued))
+          + f"; all five: {100 * sum(m['match_win_rate']['value'] for m in continued) / len(SEEDS):.1f}% of 10,000, "
+          + f"{sum(m['points_per_hand']['value'] for m in continued) / len(SEEDS):+.2f}")
+except FileNotFoundError:
+    print("\nthe continued best response: not yet measured (run.sh's evaluations of continued/)")
 for label, name in (("the switch against `search`", "switch-search"),
                     ("`search` with the best response as its base, against `simple`", "search_base-simple")):
     try:
