@@ -3,6 +3,7 @@ shows a player who knocks as soon as it may: an experiment in opponent modelling
 scoresheet alone.
 
     hollywood evaluate results/ppo_gin_rummy/style_switch/switch.py:make simple --rules eaai --games 2000 --seed 4301
+    python results/ppo_gin_rummy/style_switch/switch.py simple 555   # how often the best response plays
 
 The record is what the observation's scoresheet says (one column): the opponent's hands won and
 its points. An opponent with at least ``WINS`` hands won at under ``POINTS`` a hand has won mostly
@@ -13,6 +14,7 @@ chosen on the games of evaluation seed 7100003 (docs/results.md, "The EAAI game"
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,8 @@ def knocker_rows(obs: np.ndarray, target: int, wins: int = WINS, points: float =
 
 
 def make(rules, seed=None):
+    """The switch as a policy (``module:function`` form); ``policy.decisions`` and
+    ``policy.switched`` count its decisions and those the best response made."""
     rules = resolve_rules(rules)
     if rules.columns != 1:
         raise ValueError(f"the style switch reads a one-column scoresheet; these rules have {rules.columns} columns")
@@ -48,9 +52,24 @@ def make(rules, seed=None):
     def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         actions = default(obs, mask)
         knocker = knocker_rows(obs, rules.target)
+        policy.decisions += len(knocker)
+        policy.switched += int(knocker.sum())
         if knocker.any():
             actions = np.array(actions, copy=True)
             actions[knocker] = versus_knocker(obs[knocker], mask[knocker])
         return actions
 
+    policy.decisions = policy.switched = 0
     return policy
+
+
+if __name__ == "__main__":  # python switch.py OPPONENT SEED: 2,000 games to 100 as `hollywood evaluate` plays them
+    from agents.matches import play_pairing
+
+    opponent, seed = sys.argv[1], int(sys.argv[2])
+    rules = resolve_rules("eaai")
+    switch = make(rules)
+    result = play_pairing(switch, opponent, rules, n_pairs=1000, seed=seed)
+    won = float(np.mean(result.match_winner == 0))
+    print(f"against {opponent}, seed {seed}: {100 * won:.1f}% of {2 * result.n_pairs} games won; the best response made "
+          f"{100 * switch.switched / switch.decisions:.1f}% of the {switch.decisions:,} decisions")
