@@ -47,7 +47,7 @@ for opponent in ("simple", "marjj"):
 try:
     continued = [metrics(HERE / "continued" / f"simple-{s}") for s in SEEDS]
     print("\nthe best response trained on for another 60,000,000 decisions (continued/), against `simple`: "
-          + ", ".join(f"{s} {cell(m)}" for s, m in zip(SEEDS, continued))
+          + ", ".join(f"{s} {cell(m)}" for s, m in zip(SEEDS, continued, strict=True))
           + f"; all five: {100 * sum(m['match_win_rate']['value'] for m in continued) / len(SEEDS):.1f}% of 10,000, "
           + f"{sum(m['points_per_hand']['value'] for m in continued) / len(SEEDS):+.2f}")
 except FileNotFoundError:
